@@ -1,0 +1,180 @@
+// The cache-line-blocked Bloom filter: builder and reader.
+//
+// Every key lives in one 64-byte block, so a probe costs one cache miss. The
+// builder buffers one 64-bit hash per key, and at Finish() sizes the filter
+// from the number of distinct hashes, sets the bits block by block, and
+// serializes a self-describing filter (docs/FORMAT.md): magic, format
+// version, hash id and seed, geometry, key count and two checksums. The
+// reader opens those bytes in place and answers "maybe" or a certain "no".
+//
+// The guarantee: a key added to a builder is never rejected by a reader of
+// the filter that builder produced, as long as the bytes are complete and
+// uncorrupted. Open() verifies that and refuses (with a Status saying why)
+// bytes it cannot trust, so a corrupt filter can never reject a real key.
+// The false-positive rate of absent keys follows the blocked model in
+// bloom_math.h; a finite sample of absent keys is an observation of it.
+//
+// A filter cannot delete keys or grow in place: to change its key set,
+// rebuild it.
+//
+// Example:
+//   BlockedBloomOptions options;
+//   options.bits_per_key = 10;
+//   auto builder = BlockedBloomBuilder::Create(options);
+//   for (auto& key : keys) builder->AddKey(key);
+//   absl::StatusOr<std::string> filter = builder->Finish();
+//   auto reader = BlockedBloomReader::Open(*filter);
+//   if (reader.ok() && !reader->MayMatch("k")) { /* "k" is certainly absent */ }
+
+#ifndef LSMBLOOM_BLOCKED_BLOOM_H_
+#define LSMBLOOM_BLOCKED_BLOOM_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "lsmbloom/key_hash.h"
+
+namespace lsmbloom {
+
+struct BlockedBloomOptions {
+  // Filter bits per distinct key; fractional values such as 9.6 are fine.
+  // Ignored when target_fpr is set.
+  double bits_per_key = 10.0;
+  // If > 0, the builder picks the smallest bits/key (and its k) whose
+  // predicted false-positive rate is at most this. Must be in (0, 1).
+  double target_fpr = 0.0;
+  // k, the bits set per key, in [1, 16]; 0 picks the optimum of the blocked
+  // model for the bits/key in force.
+  int num_probes = 0;
+  // The hash that places keys; stored in the filter.
+  HashSpec hash;
+};
+
+// InvalidArgument naming the bad field, or OK.
+absl::Status ValidateOptions(const BlockedBloomOptions& options);
+
+// The shape of one filter, as planned or as read from its header.
+struct FilterGeometry {
+  uint64_t num_keys = 0;    // Distinct hashes in the filter.
+  uint64_t num_blocks = 0;  // 64-byte blocks; 0 exactly when num_keys is 0.
+  int num_probes = 1;       // k.
+  HashSpec hash;
+
+  uint64_t bit_bytes() const { return num_blocks * 64; }
+  // Header plus bits: the size of the serialized filter.
+  uint64_t serialized_size() const;
+  // Actual bits per key (0 for an empty filter).
+  double bits_per_key() const;
+  // The blocked model's FPR at this geometry (0 for an empty filter).
+  double predicted_fpr() const;
+};
+
+// The geometry Finish() would choose for `num_keys` distinct keys. Allocates
+// nothing, so it answers for any n; fails if the filter would need more than
+// 2^32 blocks (256 GiB).
+absl::StatusOr<FilterGeometry> PlanFilter(uint64_t num_keys,
+                                          const BlockedBloomOptions& options);
+
+// Collects keys and produces one serialized filter.
+//
+// Call order: (AddKey | AddHash)* Finish, repeatable: Finish() resets the
+// builder for the next filter. Memory: 8 bytes per key added (duplicates
+// included, minus adjacent repeats) until Finish. Not thread-safe.
+class BlockedBloomBuilder {
+ public:
+  // InvalidArgument if the options are invalid.
+  static absl::StatusOr<BlockedBloomBuilder> Create(
+      const BlockedBloomOptions& options = BlockedBloomOptions());
+
+  BlockedBloomBuilder(BlockedBloomBuilder&&) = default;
+  BlockedBloomBuilder& operator=(BlockedBloomBuilder&&) = default;
+
+  void AddKey(std::string_view key) { AddHash(KeyHash(key, options_.hash)); }
+
+  // REQUIRES: hash == KeyHash(key, options().hash) for the key it stands for.
+  void AddHash(uint64_t hash) {
+    // Adjacent repeats (a key written at several sequence numbers) are
+    // common in sorted tables; dropping them here saves buffer space.
+    if (hashes_.empty() || hashes_.back() != hash) hashes_.push_back(hash);
+  }
+
+  // Hashes buffered so far (an upper bound on the distinct keys).
+  size_t num_buffered() const { return hashes_.size(); }
+  const BlockedBloomOptions& options() const { return options_; }
+
+  // Builds the filter of every key added since the last Finish, then resets.
+  // Adding the same key twice gives the same bytes as adding it once. Fails
+  // only if the filter would exceed 2^32 blocks.
+  absl::StatusOr<std::string> Finish();
+
+ private:
+  explicit BlockedBloomBuilder(const BlockedBloomOptions& options)
+      : options_(options) {}
+
+  BlockedBloomOptions options_;
+  std::vector<uint64_t> hashes_;
+};
+
+struct FilterReadOptions {
+  // Verify the checksum of the bits at Open (one pass over them). Turn off
+  // only when an outer layer has verified the same bytes.
+  bool verify_checksum = true;
+};
+
+// Answers membership queries on serialized filter bytes, without copying
+// them: the bytes must outlive the reader. All methods are const and safe to
+// call from many threads at once. Cheap to copy.
+class BlockedBloomReader {
+ public:
+  // Checks everything the format declares: magic, version, hash id, block
+  // size, k, that the size matches the geometry, reserved bytes, and both
+  // checksums. Returns DataLoss (corrupt or truncated) or InvalidArgument
+  // (a version or hash this build does not know) saying exactly what is
+  // wrong; never reads outside `filter`.
+  static absl::StatusOr<BlockedBloomReader> Open(
+      std::string_view filter,
+      const FilterReadOptions& options = FilterReadOptions());
+
+  // False only if `key` was certainly not added.
+  bool MayMatch(std::string_view key) const {
+    return MayMatchHash(KeyHash(key, geometry_.hash));
+  }
+
+  // As MayMatch, for hash == KeyHash(key, geometry().hash).
+  bool MayMatchHash(uint64_t hash) const {
+    return geometry_.num_blocks != 0 &&
+           probe_one_(bits_, geometry_.num_blocks, geometry_.num_probes, hash);
+  }
+
+  // out[i] = MayMatchHash(hashes[i]). Fetches blocks ahead of probing when
+  // the filter is larger than a typical L2 cache, where that pays.
+  // REQUIRES: out.size() == hashes.size().
+  void MayMatchBatch(absl::Span<const uint64_t> hashes,
+                     absl::Span<bool> out) const;
+
+  const FilterGeometry& geometry() const { return geometry_; }
+  // The bit array, num_blocks * 64 bytes (for inspection).
+  std::string_view bits() const {
+    return std::string_view(reinterpret_cast<const char*>(bits_),
+                            geometry_.bit_bytes());
+  }
+
+ private:
+  using ProbeFn = bool (*)(const uint8_t*, uint64_t, int, uint64_t);
+  BlockedBloomReader() = default;
+
+  FilterGeometry geometry_;
+  const uint8_t* bits_ = nullptr;
+  ProbeFn probe_one_ = nullptr;  // Resolved once per reader, never per probe.
+  bool prefetch_ = false;
+};
+
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_BLOCKED_BLOOM_H_

@@ -1,0 +1,48 @@
+// Key hashing for lsmbloom filters.
+//
+// Every filter stores the identity of the hash that placed its bits (a hash id
+// and a 64-bit seed, see docs/FORMAT.md). Keys are hashed with the final
+// XXH3-64 of their bytes: stable across processes, machines and releases, so
+// a filter written today is readable tomorrow. Per-process seeded hashes
+// (absl::Hash, std::hash) must never reach a filter.
+//
+// A lookup across many files hashes the key once with KeyHash() and passes the
+// hash to every filter that shares the same HashSpec.
+
+#ifndef LSMBLOOM_KEY_HASH_H_
+#define LSMBLOOM_KEY_HASH_H_
+
+#include <cstdint>
+#include <string_view>
+
+namespace lsmbloom {
+
+// The hash functions a filter can declare. The value is stored in the filter.
+enum class HashId : uint8_t {
+  kXxh3_64 = 1,  // XXH3_64bits_withSeed(key, seed); seed 0 is plain XXH3-64.
+};
+
+// Which hash placed a filter's bits. Two filters with equal HashSpecs accept
+// the same precomputed hash.
+struct HashSpec {
+  HashId id = HashId::kXxh3_64;
+  uint64_t seed = 0;
+
+  friend bool operator==(const HashSpec& a, const HashSpec& b) {
+    return a.id == b.id && a.seed == b.seed;
+  }
+  friend bool operator!=(const HashSpec& a, const HashSpec& b) {
+    return !(a == b);
+  }
+};
+
+// Hashes `key` as filters with `spec` expect. Thread-safe, no allocation.
+uint64_t KeyHash(std::string_view key, const HashSpec& spec = HashSpec());
+
+// Hashes `n` keys into `out[0, n)`. Same result as calling KeyHash on each.
+void KeyHashBatch(const std::string_view* keys, uint64_t* out, size_t n,
+                  const HashSpec& spec = HashSpec());
+
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_KEY_HASH_H_

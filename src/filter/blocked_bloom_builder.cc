@@ -1,0 +1,100 @@
+#include <cmath>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "lsmbloom/blocked_bloom.h"
+#include "lsmbloom/bloom_math.h"
+#include "src/filter/block_layout.h"
+#include "src/filter/filter_format.h"
+#include "src/filter/hash_sort.h"
+#include "src/filter/simd_kernels.h"
+
+namespace lsmbloom {
+
+absl::Status ValidateOptions(const BlockedBloomOptions& options) {
+  if (options.target_fpr != 0.0 &&
+      !(options.target_fpr > 0.0 && options.target_fpr < 1.0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "target_fpr must be in (0, 1) or 0 for unset, got ", options.target_fpr));
+  }
+  if (options.target_fpr == 0.0 &&
+      !(options.bits_per_key > 0.0 && options.bits_per_key <= 1000.0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bits_per_key must be in (0, 1000], got ", options.bits_per_key));
+  }
+  if (options.num_probes < 0 || options.num_probes > kMaxProbes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_probes must be in [1, ", kMaxProbes,
+                     "] or 0 for automatic, got ", options.num_probes));
+  }
+  if (options.hash.id != HashId::kXxh3_64) {
+    return absl::InvalidArgumentError("unknown hash id");
+  }
+  return absl::OkStatus();
+}
+
+uint64_t FilterGeometry::serialized_size() const {
+  return internal::kHeaderBytes + bit_bytes();
+}
+
+double FilterGeometry::bits_per_key() const {
+  return num_keys == 0 ? 0.0
+                       : static_cast<double>(num_blocks) * kBlockBits / num_keys;
+}
+
+double FilterGeometry::predicted_fpr() const {
+  return num_keys == 0 ? 0.0 : BlockedBloomFpr(bits_per_key(), num_probes);
+}
+
+absl::StatusOr<FilterGeometry> PlanFilter(uint64_t num_keys,
+                                          const BlockedBloomOptions& options) {
+  absl::Status valid = ValidateOptions(options);
+  if (!valid.ok()) return valid;
+  const double bits_per_key = options.target_fpr > 0.0
+                                  ? BitsPerKeyForFpr(options.target_fpr)
+                                  : options.bits_per_key;
+  FilterGeometry g;
+  g.hash = options.hash;
+  g.num_keys = num_keys;
+  g.num_probes = options.num_probes > 0 ? options.num_probes
+                                        : OptimalBlockedProbes(bits_per_key);
+  const double blocks =
+      std::ceil(static_cast<double>(num_keys) * bits_per_key / kBlockBits);
+  if (!(blocks <= static_cast<double>(internal::kMaxBlocks))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        num_keys, " keys at ", bits_per_key,
+        " bits/key need more than 2^32 blocks (256 GiB); split the table"));
+  }
+  g.num_blocks = static_cast<uint64_t>(blocks);
+  if (num_keys > 0 && g.num_blocks == 0) g.num_blocks = 1;
+  return g;
+}
+
+absl::StatusOr<BlockedBloomBuilder> BlockedBloomBuilder::Create(
+    const BlockedBloomOptions& options) {
+  absl::Status valid = ValidateOptions(options);
+  if (!valid.ok()) return valid;
+  return BlockedBloomBuilder(options);
+}
+
+absl::StatusOr<std::string> BlockedBloomBuilder::Finish() {
+  // Sorting by hash value also sorts by block (the block index is monotone
+  // in the hash), so the bits below are set in one sequential sweep.
+  std::vector<uint64_t> hashes;
+  hashes.swap(hashes_);  // The builder is reset whatever happens next.
+  const size_t distinct = internal::SortAndUnique(hashes.data(), hashes.size());
+  absl::StatusOr<FilterGeometry> geometry = PlanFilter(distinct, options_);
+  if (!geometry.ok()) return geometry.status();
+  std::string filter(geometry->serialized_size(), '\0');
+  uint8_t* header = reinterpret_cast<uint8_t*>(filter.data());
+  uint8_t* bits = header + internal::kHeaderBytes;
+  if (distinct > 0) {
+    internal::AddHashes(bits, geometry->num_blocks, geometry->num_probes,
+                        hashes.data(), distinct);
+  }
+  internal::EncodeHeader(*geometry, bits, header);
+  return filter;
+}
+
+}  // namespace lsmbloom

@@ -1,0 +1,85 @@
+#include "lsmbloom/simd.h"
+
+#include <cstdint>
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "hwy/targets.h"
+#include "src/filter/simd_kernels.h"
+
+namespace lsmbloom {
+namespace {
+
+struct NamedTarget {
+  const char* name;
+  int64_t bit;
+};
+
+// Best first, as Highway orders its target bits.
+constexpr NamedTarget kTargets[] = {
+#if HWY_ARCH_X86
+    {"avx512_dl", HWY_AVX3_DL}, {"avx512", HWY_AVX3}, {"avx2", HWY_AVX2},
+    {"sse4", HWY_SSE4},         {"ssse3", HWY_SSSE3},
+#elif HWY_ARCH_ARM
+    {"sve2", HWY_SVE2}, {"sve", HWY_SVE}, {"neon", HWY_NEON},
+#endif
+    {"emu128", HWY_EMU128},     {"scalar", HWY_SCALAR},
+};
+
+// Targets compiled here and supported by the CPU, read once before any pin
+// narrows what Highway reports.
+int64_t AvailableBits() {
+  static const int64_t bits = hwy::SupportedTargets() & HWY_TARGETS;
+  return bits;
+}
+
+}  // namespace
+
+std::vector<std::string> AvailableSimdTargets() {
+  std::vector<std::string> names;
+  for (const NamedTarget& t : kTargets) {
+    if (AvailableBits() & t.bit) names.push_back(t.name);
+  }
+  return names;
+}
+
+absl::Status PinSimdTarget(std::string_view name) {
+  const int64_t available = AvailableBits();
+  int64_t chosen = 0;  // 0 lifts the pin.
+  if (name != "best") {
+    for (const NamedTarget& t : kTargets) {
+      if (name == t.name) chosen = t.bit;
+    }
+    if (chosen == 0 || (available & chosen) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "SIMD target '", std::string(name), "' is ",
+          chosen == 0 ? "unknown" : "not supported by this CPU or build",
+          "; available: best, ", absl::StrJoin(AvailableSimdTargets(), ", ")));
+    }
+  }
+  hwy::SetSupportedTargetsForTest(chosen);
+  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  return absl::OkStatus();
+}
+
+absl::Status PinSimdTargetFromEnvironment() {
+  const char* value = std::getenv("LSMBLOOM_SIMD");
+  if (value == nullptr || *value == '\0') return absl::OkStatus();
+  absl::Status status = PinSimdTarget(value);
+  if (!status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("LSMBLOOM_SIMD: ", status.message()));
+  }
+  return status;
+}
+
+std::string ActiveSimdTarget() {
+  const int64_t bit = internal::ChosenTarget();
+  for (const NamedTarget& t : kTargets) {
+    if (t.bit == bit) return t.name;
+  }
+  return absl::StrCat("target bit ", bit);
+}
+
+}  // namespace lsmbloom

@@ -1,0 +1,40 @@
+// SIMD kernels of the blocked filter, dispatched at run time by Highway.
+//
+// No Highway types appear here: callers see plain functions. Each one
+// dispatches once per call (per batch or per build), or, for single probes,
+// hands out a function pointer that a reader resolves once when it opens.
+
+#ifndef LSMBLOOM_SRC_FILTER_SIMD_KERNELS_H_
+#define LSMBLOOM_SRC_FILTER_SIMD_KERNELS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lsmbloom {
+namespace internal {
+
+// True if all k bits of `hash` are set. REQUIRES: num_blocks > 0.
+using ProbeOneFn = bool (*)(const uint8_t* bits, uint64_t num_blocks,
+                            int num_probes, uint64_t hash);
+
+// The single-probe kernel of the target Highway has chosen now.
+ProbeOneFn ChosenProbeOne();
+
+// out[i] = probe of hashes[i]. With `prefetch`, blocks are fetched a few
+// dozen keys ahead of probing (worth it only for filters larger than cache).
+// REQUIRES: num_blocks > 0.
+void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes,
+                const uint64_t* hashes, size_t n, bool* out, bool prefetch);
+
+// Sets the k bits of every hash. Any order is correct; hashes sorted by value
+// are also sorted by block, which turns random writes into a sequential sweep.
+void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
+               const uint64_t* hashes, size_t n);
+
+// The Highway target bit (HWY_AVX2, ...) the kernels dispatch to now.
+int64_t ChosenTarget();
+
+}  // namespace internal
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_SRC_FILTER_SIMD_KERNELS_H_

@@ -8,21 +8,73 @@ double StandardBloomFpr(double bits_per_key, int num_probes) {
   return std::pow(1.0 - std::exp(-num_probes / bits_per_key), num_probes);
 }
 
-double BlockedBloomFpr(double bits_per_key, int num_probes, int block_bits) {
-  const double mean_load = block_bits / bits_per_key;
-  const double bit_stays_clear = 1.0 - 1.0 / block_bits;
-  // Sum the Poisson terms well past the mean; the tail beyond 12 standard
-  // deviations is below 1e-30 and cannot move the result.
-  const int last = static_cast<int>(mean_load + 12.0 * std::sqrt(mean_load) + 24.0);
+namespace {
+
+// Sums term(L) * Pois(L; mean) over block loads L well past the mean; the
+// tail beyond 12 standard deviations is below 1e-30 and cannot move it.
+template <typename Term>
+double PoissonMixture(double mean_load, Term term) {
+  const int last =
+      static_cast<int>(mean_load + 12.0 * std::sqrt(mean_load) + 24.0);
   double sum = 0.0;
   for (int load = 0; load <= last; ++load) {
     const double log_p =
         -mean_load + load * std::log(mean_load) - std::lgamma(load + 1.0);
-    const double fill =
-        1.0 - std::pow(bit_stays_clear, static_cast<double>(num_probes) * load);
-    sum += std::exp(log_p) * std::pow(fill, num_probes);
+    sum += std::exp(log_p) * term(load);
   }
   return sum;
+}
+
+double Binomial(int n, int r) {
+  double c = 1.0;
+  for (int i = 1; i <= r; ++i) c = c * (n - r + i) / i;
+  return c;
+}
+
+}  // namespace
+
+double BlockedBloomFprMeanFill(double bits_per_key, int num_probes,
+                               int block_bits) {
+  const double stays_clear = 1.0 - 1.0 / block_bits;
+  return PoissonMixture(block_bits / bits_per_key, [&](int load) {
+    const double fill = 1.0 - std::pow(stays_clear, double{num_probes} * load);
+    return std::pow(fill, num_probes);
+  });
+}
+
+double BlockedBloomFpr(double bits_per_key, int num_probes, int block_bits) {
+  // A probe's k positions cover j distinct bits with probability
+  // S(k, j) * B(B-1)...(B-j+1) / B^k (S: Stirling numbers of the second
+  // kind). After t = k*L throws, j given bits are all set with probability
+  // sum_i (-1)^i C(j, i) (1 - i/B)^t (inclusion-exclusion).
+  const int k = num_probes;
+  const double B = block_bits;
+  double stirling[kMaxProbes + 1][kMaxProbes + 1] = {};
+  stirling[0][0] = 1.0;
+  for (int n = 1; n <= k; ++n) {
+    for (int j = 1; j <= n; ++j) {
+      stirling[n][j] = j * stirling[n - 1][j] + stirling[n - 1][j - 1];
+    }
+  }
+  double covers[kMaxProbes + 1] = {};
+  for (int j = 1; j <= k; ++j) {
+    double falling = 1.0;  // B(B-1)..(B-j+1) / B^j
+    for (int i = 0; i < j; ++i) falling *= (B - i) / B;
+    covers[j] = stirling[k][j] * falling * std::pow(B, j - k);
+  }
+  return PoissonMixture(block_bits / bits_per_key, [&](int load) {
+    const double throws = double{k} * load;
+    double p = 0.0;
+    for (int j = 1; j <= k; ++j) {
+      double all_set = 0.0;
+      for (int i = 0; i <= j; ++i) {
+        const double sign = (i % 2 == 0) ? 1.0 : -1.0;
+        all_set += sign * Binomial(j, i) * std::pow(1.0 - i / B, throws);
+      }
+      p += covers[j] * all_set;
+    }
+    return p;
+  });
 }
 
 int OptimalBlockedProbes(double bits_per_key) {

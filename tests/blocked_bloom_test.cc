@@ -1,0 +1,212 @@
+// Builder and reader behaviour: no false negatives, sizing, options.
+
+#include "lsmbloom/blocked_bloom.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "lsmbloom/bloom_math.h"
+#include "tests/test_keys.h"
+
+namespace lsmbloom {
+namespace {
+
+using testing::KeyShape;
+using testing::MakeKey;
+
+std::string BuildFilter(const std::vector<std::string>& keys,
+                        const BlockedBloomOptions& options = {}) {
+  auto builder = BlockedBloomBuilder::Create(options);
+  EXPECT_TRUE(builder.ok()) << builder.status();
+  for (const std::string& key : keys) builder->AddKey(key);
+  absl::StatusOr<std::string> filter = builder->Finish();
+  EXPECT_TRUE(filter.ok()) << filter.status();
+  return *filter;
+}
+
+TEST(BlockedBloomTest, MillionAddedKeysAllMatchSingleAndBatched) {
+  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 7, 1000000);
+  const std::string filter = BuildFilter(keys);
+  auto reader = BlockedBloomReader::Open(filter);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_EQ(reader->geometry().num_keys, keys.size());
+
+  size_t single_misses = 0;
+  for (const std::string& key : keys) single_misses += !reader->MayMatch(key);
+  EXPECT_EQ(single_misses, 0u);
+
+  std::vector<uint64_t> hashes(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) hashes[i] = KeyHash(keys[i]);
+  std::unique_ptr<bool[]> answers(new bool[keys.size()]);
+  // Odd batch sizes cover the prefetch lead-in and the tails.
+  size_t batch_misses = 0;
+  for (size_t batch : {size_t{1}, size_t{7}, size_t{32}, size_t{1000}, keys.size()}) {
+    for (size_t start = 0; start < keys.size(); start += batch) {
+      const size_t n = std::min(batch, keys.size() - start);
+      reader->MayMatchBatch(absl::MakeConstSpan(&hashes[start], n),
+                            absl::MakeSpan(&answers[start], n));
+    }
+    for (size_t i = 0; i < keys.size(); ++i) batch_misses += !answers[i];
+  }
+  EXPECT_EQ(batch_misses, 0u);
+}
+
+TEST(BlockedBloomTest, StructuredKeysAllMatch) {
+  for (KeyShape shape : {KeyShape::kBigEndianCounter, KeyShape::kSharedPrefix}) {
+    const auto keys = testing::MakeKeys(shape, 3, 200000);
+    const std::string filter = BuildFilter(keys);
+    auto reader = BlockedBloomReader::Open(filter);
+    ASSERT_TRUE(reader.ok());
+    size_t misses = 0;
+    for (const std::string& key : keys) misses += !reader->MayMatch(key);
+    EXPECT_EQ(misses, 0u) << testing::ShapeName(shape);
+  }
+}
+
+TEST(BlockedBloomTest, AddingKeysTwiceGivesIdenticalBytes) {
+  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 1, 50000);
+  std::vector<std::string> doubled = keys;
+  doubled.insert(doubled.end(), keys.begin(), keys.end());  // Far apart...
+  for (size_t i = 0; i < 1000; ++i) doubled.push_back(keys[i]);  // ...and again.
+  EXPECT_EQ(BuildFilter(keys), BuildFilter(doubled));
+}
+
+TEST(BlockedBloomTest, InsertionOrderDoesNotChangeBytes) {
+  auto keys = testing::MakeKeys(KeyShape::kBigEndianCounter, 1, 30000);
+  const std::string forward = BuildFilter(keys);
+  std::reverse(keys.begin(), keys.end());
+  EXPECT_EQ(forward, BuildFilter(keys));
+}
+
+TEST(BlockedBloomTest, SizedFromDistinctKeys) {
+  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 1, 10000);
+  std::vector<std::string> repeated;
+  for (int r = 0; r < 5; ++r) repeated.insert(repeated.end(), keys.begin(), keys.end());
+  auto reader_bytes = BuildFilter(repeated);
+  auto reader = BlockedBloomReader::Open(reader_bytes);
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ(reader->geometry().num_keys, 10000u);
+  EXPECT_EQ(reader->geometry().num_blocks, (10000u * 10 + 511) / 512);
+}
+
+TEST(BlockedBloomTest, BuilderResetsAfterFinish) {
+  auto builder = BlockedBloomBuilder::Create();
+  ASSERT_TRUE(builder.ok());
+  builder->AddKey("a");
+  ASSERT_TRUE(builder->Finish().ok());
+  EXPECT_EQ(builder->num_buffered(), 0u);
+  builder->AddKey("b");
+  auto second = builder->Finish();
+  ASSERT_TRUE(second.ok());
+  auto reader = BlockedBloomReader::Open(*second);
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ(reader->geometry().num_keys, 1u);
+  EXPECT_TRUE(reader->MayMatch("b"));
+}
+
+TEST(BlockedBloomTest, EmptyFilterIsValidAndRejectsEverything) {
+  const std::string filter = BuildFilter({});
+  EXPECT_EQ(filter.size(), 64u);
+  auto reader = BlockedBloomReader::Open(filter);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_EQ(reader->geometry().num_blocks, 0u);
+  EXPECT_FALSE(reader->MayMatch("anything"));
+  const uint64_t hashes[3] = {1, 2, 3};
+  bool out[3] = {true, true, true};
+  reader->MayMatchBatch(hashes, absl::MakeSpan(out));
+  EXPECT_FALSE(out[0] || out[1] || out[2]);
+}
+
+TEST(BlockedBloomTest, OneKeyFilterHasOneBlockAndKBitsAtMost) {
+  BlockedBloomOptions options;
+  options.num_probes = 5;
+  const std::string filter = BuildFilter({"only"}, options);
+  auto reader = BlockedBloomReader::Open(filter);
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ(reader->geometry().num_blocks, 1u);
+  int set = 0;
+  for (char c : reader->bits()) set += __builtin_popcount(static_cast<uint8_t>(c));
+  EXPECT_GE(set, 1);
+  EXPECT_LE(set, 5);
+  EXPECT_TRUE(reader->MayMatch("only"));
+}
+
+TEST(BlockedBloomTest, FractionalBitsPerKeySizesTheFilter) {
+  BlockedBloomOptions options;
+  options.bits_per_key = 9.6;
+  auto g = PlanFilter(1000000, options);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->num_blocks, 18750u);  // ceil(1e6 * 9.6 / 512)
+  EXPECT_NEAR(g->bits_per_key(), 9.6, 1e-9);
+  EXPECT_EQ(g->num_probes, OptimalBlockedProbes(9.6));
+}
+
+TEST(BlockedBloomTest, TargetFprPicksBitsPerKeyThatMeetsIt) {
+  BlockedBloomOptions options;
+  options.target_fpr = 0.01;
+  auto g = PlanFilter(1000000, options);
+  ASSERT_TRUE(g.ok());
+  EXPECT_LE(g->predicted_fpr(), 0.01);
+  EXPECT_GT(g->bits_per_key(), 9.0);
+  EXPECT_LT(g->bits_per_key(), 11.0);
+}
+
+TEST(BlockedBloomTest, GeometryForTenBillionKeysWithoutAllocating) {
+  BlockedBloomOptions options;
+  auto g = PlanFilter(10000000000ull, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->num_blocks, 195312500u);  // 1e11 bits / 512
+  EXPECT_EQ(g->bit_bytes(), 12500000000ull);
+  EXPECT_EQ(g->serialized_size(), 12500000064ull);
+  options.bits_per_key = 1000;  // 2^32 blocks would be exceeded.
+  auto too_big = PlanFilter(10000000000ull, options);
+  EXPECT_EQ(too_big.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(BlockedBloomTest, InvalidOptionsAreRejectedWithTheFieldNamed) {
+  BlockedBloomOptions bad;
+  bad.bits_per_key = 0;
+  auto a = BlockedBloomBuilder::Create(bad);
+  EXPECT_EQ(a.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(a.status().message().find("bits_per_key"), std::string::npos);
+  bad = {};
+  bad.num_probes = 17;
+  EXPECT_NE(BlockedBloomBuilder::Create(bad).status().message().find("num_probes"),
+            std::string::npos);
+  bad = {};
+  bad.target_fpr = 1.5;
+  EXPECT_NE(BlockedBloomBuilder::Create(bad).status().message().find("target_fpr"),
+            std::string::npos);
+  bad = {};
+  bad.bits_per_key = std::nan("");
+  EXPECT_FALSE(BlockedBloomBuilder::Create(bad).ok());
+}
+
+TEST(BlockedBloomTest, SeedIsStoredAndUsedByTheReader) {
+  BlockedBloomOptions options;
+  options.hash.seed = 0x1234;
+  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 1, 1000);
+  const std::string seeded = BuildFilter(keys, options);
+  EXPECT_NE(seeded, BuildFilter(keys));
+  auto reader = BlockedBloomReader::Open(seeded);
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ(reader->geometry().hash.seed, 0x1234u);
+  for (const auto& key : keys) ASSERT_TRUE(reader->MayMatch(key));
+}
+
+TEST(BlockedBloomTest, ReaderIsSafeOnUnalignedBytes) {
+  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 1, 5000);
+  const std::string filter = BuildFilter(keys);
+  for (size_t offset = 1; offset < 8; ++offset) {
+    std::string shifted(offset, 'x');
+    shifted += filter;
+    auto reader = BlockedBloomReader::Open(std::string_view(shifted).substr(offset));
+    ASSERT_TRUE(reader.ok());
+    for (const auto& key : keys) ASSERT_TRUE(reader->MayMatch(key));
+  }
+}
+
+}  // namespace
+}  // namespace lsmbloom

@@ -1,0 +1,142 @@
+// Every compiled SIMD target writes the same bytes and gives the same answers
+// as the scalar reference, for every k and for filters built on one target
+// and read on another.
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hwy/targets.h"
+#include "lsmbloom/blocked_bloom.h"
+#include "lsmbloom/simd.h"
+#include "src/filter/reference_kernels.h"
+#include "tests/test_keys.h"
+
+namespace lsmbloom {
+namespace {
+
+class SimdTargetsTest : public ::testing::Test {
+ protected:
+  void TearDown() override { ASSERT_TRUE(PinSimdTarget("best").ok()); }
+};
+
+std::vector<uint64_t> Hashes(uint64_t family, size_t n) {
+  std::vector<uint64_t> hashes(n);
+  for (size_t i = 0; i < n; ++i) {
+    hashes[i] = testing::SplitMix64(i * 1000003 + family);
+  }
+  return hashes;
+}
+
+std::string Build(const std::vector<uint64_t>& hashes, int k, double bits) {
+  BlockedBloomOptions options;
+  options.num_probes = k;
+  options.bits_per_key = bits;
+  auto builder = BlockedBloomBuilder::Create(options);
+  for (uint64_t h : hashes) builder->AddHash(h);
+  return *builder->Finish();
+}
+
+TEST_F(SimdTargetsTest, EveryCompiledTargetTheCpuRunsIsTested) {
+  const std::vector<std::string> names = AvailableSimdTargets();
+  EXPECT_EQ(names.size(), hwy::SupportedAndGeneratedTargets().size());
+  EXPECT_NE(std::find(names.begin(), names.end(), "scalar"), names.end());
+#if HWY_ARCH_X86_64
+  // x86-64 always has SSSE3-or-better hardware in practice; make sure the
+  // SIMD kernels are really in the binary, not only the scalar fallback.
+  EXPECT_GE(names.size(), 2u);
+#endif
+  for (const std::string& name : names) {
+    ASSERT_TRUE(PinSimdTarget(name).ok());
+    EXPECT_EQ(ActiveSimdTarget(), name);
+  }
+}
+
+TEST_F(SimdTargetsTest, UnknownOrUnsupportedTargetIsAClearError) {
+  const absl::Status s = PinSimdTarget("avx9000");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("unknown"), std::string::npos);
+  EXPECT_NE(s.message().find("available"), std::string::npos);
+}
+
+TEST_F(SimdTargetsTest, AllTargetsBuildReferenceBytesForEveryK) {
+  const std::vector<uint64_t> hashes = Hashes(1, 20000);
+  for (int k = 1; k <= 16; ++k) {
+    // Reference: the same geometry, bits set by the scalar reference.
+    const std::string built_best = Build(hashes, k, 10);
+    auto reader = BlockedBloomReader::Open(built_best);
+    ASSERT_TRUE(reader.ok());
+    std::string reference_bits(reader->geometry().bit_bytes(), '\0');
+    internal::ReferenceAdd(reinterpret_cast<uint8_t*>(&reference_bits[0]),
+                           reader->geometry().num_blocks, k, hashes.data(),
+                           hashes.size());
+    for (const std::string& name : AvailableSimdTargets()) {
+      ASSERT_TRUE(PinSimdTarget(name).ok());
+      const std::string built = Build(hashes, k, 10);
+      EXPECT_EQ(built.substr(64), reference_bits) << name << " k=" << k;
+      EXPECT_EQ(built, built_best) << name << " k=" << k;
+    }
+  }
+}
+
+TEST_F(SimdTargetsTest, AllTargetsAnswerLikeTheReferenceSingleAndBatched) {
+  const std::vector<uint64_t> present = Hashes(2, 5000);
+  const std::vector<uint64_t> absent = Hashes(3, 50000);
+  for (int k : {1, 2, 4, 5, 6, 7, 8, 9, 12, 15, 16}) {
+    for (double bits : {2.0, 10.0}) {  // 2 bits/key: many "maybe"s to compare.
+      ASSERT_TRUE(PinSimdTarget("scalar").ok());
+      const std::string filter = Build(present, k, bits);  // Built on scalar...
+      for (const std::string& name : AvailableSimdTargets()) {
+        ASSERT_TRUE(PinSimdTarget(name).ok());  // ...read on every target.
+        auto reader = BlockedBloomReader::Open(filter);
+        ASSERT_TRUE(reader.ok());
+        const uint8_t* bits_ptr =
+            reinterpret_cast<const uint8_t*>(reader->bits().data());
+        const uint64_t blocks = reader->geometry().num_blocks;
+        std::unique_ptr<bool[]> batch(new bool[absent.size()]);
+        reader->MayMatchBatch(absent, absl::MakeSpan(batch.get(), absent.size()));
+        size_t mismatches = 0, maybes = 0;
+        for (size_t i = 0; i < absent.size(); ++i) {
+          const bool expected =
+              internal::ReferenceProbe(bits_ptr, blocks, k, absent[i]);
+          maybes += expected;
+          mismatches += reader->MayMatchHash(absent[i]) != expected;
+          mismatches += batch[i] != expected;
+        }
+        for (uint64_t h : present) mismatches += !reader->MayMatchHash(h);
+        EXPECT_EQ(mismatches, 0u) << name << " k=" << k << " bits=" << bits;
+        EXPECT_GT(maybes, 0u);
+        EXPECT_LT(maybes, absent.size());
+      }
+    }
+  }
+}
+
+TEST_F(SimdTargetsTest, PrefetchingBatchOnALargeFilterMatchesTheReference) {
+  // Over 1 MiB of bits, so the reader takes the prefetching path.
+  const std::vector<uint64_t> present = Hashes(4, 1200000);
+  const std::vector<uint64_t> absent = Hashes(5, 200000);
+  const std::string filter = Build(present, 8, 10);
+  for (const std::string& name : AvailableSimdTargets()) {
+    ASSERT_TRUE(PinSimdTarget(name).ok());
+    auto reader = BlockedBloomReader::Open(filter);
+    ASSERT_TRUE(reader.ok());
+    ASSERT_GT(reader->geometry().bit_bytes(), 1u << 20);
+    std::unique_ptr<bool[]> out(new bool[present.size()]);
+    reader->MayMatchBatch(present, absl::MakeSpan(out.get(), present.size()));
+    size_t misses = 0;
+    for (size_t i = 0; i < present.size(); ++i) misses += !out[i];
+    EXPECT_EQ(misses, 0u) << name;
+    reader->MayMatchBatch(absent, absl::MakeSpan(out.get(), absent.size()));
+    size_t mismatches = 0;
+    for (size_t i = 0; i < absent.size(); ++i) {
+      mismatches += out[i] != internal::ReferenceProbe(
+                                  reinterpret_cast<const uint8_t*>(reader->bits().data()),
+                                  reader->geometry().num_blocks, 8, absent[i]);
+    }
+    EXPECT_EQ(mismatches, 0u) << name;
+  }
+}
+
+}  // namespace
+}  // namespace lsmbloom

@@ -39,6 +39,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "lsmbloom/key_hash.h"
+#include "lsmbloom/internal/hash_buffer.h"
 
 namespace lsmbloom {
 
@@ -85,7 +86,8 @@ absl::StatusOr<FilterGeometry> PlanFilter(uint64_t num_keys,
 //
 // Call order: (AddKey | AddHash)* Finish, repeatable: Finish() resets the
 // builder for the next filter. Memory: 8 bytes per key added (duplicates
-// included, minus adjacent repeats) until Finish. Not thread-safe.
+// included, minus adjacent repeats) until Finish, plus at most 1 MiB of
+// partly filled chunks; Finish needs 1/128 of that again. Not thread-safe.
 class BlockedBloomBuilder {
  public:
   // InvalidArgument if the options are invalid.
@@ -101,11 +103,15 @@ class BlockedBloomBuilder {
   void AddHash(uint64_t hash) {
     // Adjacent repeats (a key written at several sequence numbers) are
     // common in sorted tables; dropping them here saves buffer space.
-    if (hashes_.empty() || hashes_.back() != hash) hashes_.push_back(hash);
+    if (hash != last_hash_ || !has_last_hash_) hashes_.Add(hash);
+    last_hash_ = hash;
+    has_last_hash_ = true;
   }
 
   // Hashes buffered so far (an upper bound on the distinct keys).
   size_t num_buffered() const { return hashes_.size(); }
+  // Bytes the builder holds now: about 8 per buffered hash.
+  size_t MemoryUsage() const { return hashes_.MemoryUsage(); }
   const BlockedBloomOptions& options() const { return options_; }
 
   // Builds the filter of every key added since the last Finish, then resets.
@@ -118,7 +124,9 @@ class BlockedBloomBuilder {
       : options_(options) {}
 
   BlockedBloomOptions options_;
-  std::vector<uint64_t> hashes_;
+  internal::HashBuffer hashes_;
+  uint64_t last_hash_ = 0;
+  bool has_last_hash_ = false;
 };
 
 struct FilterReadOptions {

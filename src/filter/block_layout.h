@@ -30,6 +30,7 @@ namespace internal {
 inline constexpr int kBlockBytes = 64;
 inline constexpr int kBlockWords = 16;  // 32-bit words per block.
 inline constexpr uint64_t kMaxBlocks = uint64_t{1} << 32;
+inline constexpr int kMaxProbesPerKey = 16;  // One 16-lane vector of positions.
 
 // Odd 32-bit constants with balanced bit counts, drawn once from SplitMix64.
 inline constexpr uint32_t kProbeMultipliers[16] = {
@@ -48,14 +49,12 @@ inline uint32_t BitInBlock(uint32_t seed, int probe) {
   return (seed * kProbeMultipliers[probe]) >> 23;
 }
 
-inline uint32_t LoadWord(const uint8_t* p) {
-  uint32_t w;
-  std::memcpy(&w, p, sizeof(w));
-  return w;
-}
-
-inline void OrWord(uint8_t* p, uint32_t bits) {
-  std::memcpy(p, &(bits |= LoadWord(p)), sizeof(bits));
+// Sets bit `bit` (0..511) of the block at `block`, as a 64-bit word access.
+inline void SetBlockBit(uint8_t* block, uint32_t bit) {
+  uint64_t w;
+  std::memcpy(&w, block + (bit / 64) * 8, sizeof(w));
+  w |= uint64_t{1} << (bit % 64);
+  std::memcpy(block + (bit / 64) * 8, &w, sizeof(w));
 }
 
 }  // namespace internal

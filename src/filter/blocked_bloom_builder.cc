@@ -7,7 +7,6 @@
 #include "lsmbloom/bloom_math.h"
 #include "src/filter/block_layout.h"
 #include "src/filter/filter_format.h"
-#include "src/filter/hash_sort.h"
 #include "src/filter/simd_kernels.h"
 
 namespace lsmbloom {
@@ -79,20 +78,20 @@ absl::StatusOr<BlockedBloomBuilder> BlockedBloomBuilder::Create(
 }
 
 absl::StatusOr<std::string> BlockedBloomBuilder::Finish() {
-  // Sorting by hash value also sorts by block (the block index is monotone
-  // in the hash), so the bits below are set in one sequential sweep.
-  std::vector<uint64_t> hashes;
-  hashes.swap(hashes_);  // The builder is reset whatever happens next.
-  const size_t distinct = internal::SortAndUnique(hashes.data(), hashes.size());
+  internal::HashBuffer hashes = std::move(hashes_);
+  hashes_ = internal::HashBuffer();  // Reset, whatever happens next.
+  has_last_hash_ = false;
+  const size_t distinct = hashes.Unique();
   absl::StatusOr<FilterGeometry> geometry = PlanFilter(distinct, options_);
   if (!geometry.ok()) return geometry.status();
   std::string filter(geometry->serialized_size(), '\0');
-  uint8_t* header = reinterpret_cast<uint8_t*>(filter.data());
+  uint8_t* header = reinterpret_cast<uint8_t*>(&filter[0]);
   uint8_t* bits = header + internal::kHeaderBytes;
-  if (distinct > 0) {
-    internal::AddHashes(bits, geometry->num_blocks, geometry->num_probes,
-                        hashes.data(), distinct);
-  }
+  // Groups come in ascending order of the hash's top byte, and so of block:
+  // each group's writes stay inside 1/256 of the filter.
+  hashes.ForEachRun([&](const uint64_t* run, size_t n) {
+    internal::AddHashes(bits, geometry->num_blocks, geometry->num_probes, run, n);
+  });
   internal::EncodeHeader(*geometry, bits, header);
   return filter;
 }

@@ -62,14 +62,27 @@ double BlockedBloomFpr(double bits_per_key, int num_probes, int block_bits) {
     for (int i = 0; i < j; ++i) falling *= (B - i) / B;
     covers[j] = stirling[k][j] * falling * std::pow(B, j - k);
   }
+  // clear[i] = (1 - i/B)^(k*L), advanced by one factor per load: the
+  // mixture below visits loads in increasing order, so no pow() per term.
+  double clear[kMaxProbes + 1], step[kMaxProbes + 1];
+  for (int i = 0; i <= k; ++i) {
+    clear[i] = 1.0;
+    step[i] = std::pow(1.0 - i / B, k);
+  }
+  double binomial[kMaxProbes + 1][kMaxProbes + 1];
+  for (int j = 0; j <= k; ++j) {
+    for (int i = 0; i <= j; ++i) binomial[j][i] = Binomial(j, i);
+  }
+  int next_load = 0;
   return PoissonMixture(block_bits / bits_per_key, [&](int load) {
-    const double throws = double{k} * load;
+    for (; next_load < load; ++next_load) {
+      for (int i = 0; i <= k; ++i) clear[i] *= step[i];
+    }
     double p = 0.0;
     for (int j = 1; j <= k; ++j) {
       double all_set = 0.0;
       for (int i = 0; i <= j; ++i) {
-        const double sign = (i % 2 == 0) ? 1.0 : -1.0;
-        all_set += sign * Binomial(j, i) * std::pow(1.0 - i / B, throws);
+        all_set += ((i % 2 == 0) ? 1.0 : -1.0) * binomial[j][i] * clear[i];
       }
       p += covers[j] * all_set;
     }

@@ -61,50 +61,28 @@ constexpr int kLog2Lanes = kLanes == 16 ? 4 : kLanes == 8 ? 3 : kLanes == 4 ? 2
                                                                            : 1;
 static_assert((size_t{1} << kLog2Lanes) == kLanes, "lanes must divide a block");
 
-// Per-call constants: the multipliers of each chunk of kLanes probes, and a
-// mask that is all ones for the probes that exist (k may be < the lanes).
-// Built as locals, never as statics: a static vector would be initialised
-// before dispatch has checked the CPU.
-struct ProbeConstants {
-  V multipliers[kVectorsPerBlock];
-  V live[kVectorsPerBlock];
-  size_t chunks;
-
-  explicit HWY_INLINE ProbeConstants(int num_probes) {
-    const D d;
-    chunks = (static_cast<size_t>(num_probes) + kLanes - 1) / kLanes;
-    const V lane = hn::Iota(d, 0);
-    for (size_t c = 0; c < kVectorsPerBlock; ++c) {
-      multipliers[c] = hn::LoadU(d, kProbeMultipliers + c * kLanes);
-      const V probe = hn::Add(lane, hn::Set(d, static_cast<uint32_t>(c * kLanes)));
-      live[c] = hn::VecFromMask(
-          d, hn::Lt(probe, hn::Set(d, static_cast<uint32_t>(num_probes))));
-    }
-  }
-};
-
-// Bit positions (0..511) of the probes in chunk `c` of `seed`.
-HWY_INLINE V Positions(D d, uint32_t seed, const ProbeConstants& consts,
-                       size_t c) {
-  return hn::ShiftRight<23>(hn::Mul(hn::Set(d, seed), consts.multipliers[c]));
+// Bit positions (0..511) of probes [first, first + kLanes) of `seed`.
+HWY_INLINE V Positions(D d, uint32_t seed, size_t first) {
+  return hn::ShiftRight<23>(
+      hn::Mul(hn::Set(d, seed), hn::LoadU(d, kProbeMultipliers + first)));
 }
 
-HWY_INLINE bool ProbeBlock(const uint8_t* block, uint32_t seed,
-                           const ProbeConstants& consts) {
+HWY_INLINE bool ProbeBlock(const uint8_t* block, uint32_t seed, int num_probes) {
   const D d;
-  const hn::RebindToUnsigned<D> du;
   V words[kVectorsPerBlock];
   for (size_t s = 0; s < kVectorsPerBlock; ++s) {
     words[s] = hn::LoadU(d, reinterpret_cast<const uint32_t*>(block) + s * kLanes);
   }
   V missing = hn::Zero(d);
-  for (size_t c = 0; c < consts.chunks; ++c) {
-    const V pos = Positions(d, seed, consts, c);
+  for (size_t first = 0; first < static_cast<size_t>(num_probes); first += kLanes) {
+    const V pos = Positions(d, seed, first);
     const V word_index = hn::ShiftRight<5>(pos);
-    const V wanted = hn::And(
-        hn::Set(d, 1u) << hn::And(pos, hn::Set(d, 31u)), consts.live[c]);
+    // Lanes past the last probe want no bit.
+    const V wanted = hn::IfThenElseZero(
+        hn::FirstN(d, num_probes - first),
+        hn::Set(d, 1u) << hn::And(pos, hn::Set(d, 31u)));
     const auto lookup = hn::IndicesFromVec(
-        du, hn::And(word_index, hn::Set(d, static_cast<uint32_t>(kLanes - 1))));
+        d, hn::And(word_index, hn::Set(d, static_cast<uint32_t>(kLanes - 1))));
     V got = hn::TableLookupLanes(words[0], lookup);
     if (kVectorsPerBlock > 1) {
       const V which = hn::ShiftRight<kLog2Lanes>(word_index);
@@ -120,18 +98,16 @@ HWY_INLINE bool ProbeBlock(const uint8_t* block, uint32_t seed,
 
 bool ProbeOne(const uint8_t* bits, uint64_t num_blocks, int num_probes,
               uint64_t hash) {
-  const ProbeConstants consts(num_probes);
   return ProbeBlock(bits + BlockIndex(hash, num_blocks) * kBlockBytes,
-                    ProbeSeed(hash), consts);
+                    ProbeSeed(hash), num_probes);
 }
 
 void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes,
                 const uint64_t* hashes, size_t n, bool* out, bool prefetch) {
-  const ProbeConstants consts(num_probes);
   if (!prefetch) {
     for (size_t i = 0; i < n; ++i) {
       out[i] = ProbeBlock(bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes,
-                          ProbeSeed(hashes[i]), consts);
+                          ProbeSeed(hashes[i]), num_probes);
     }
     return;
   }
@@ -145,26 +121,37 @@ void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes,
                                kBlockBytes);
     }
     out[i] = ProbeBlock(bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes,
-                        ProbeSeed(hashes[i]), consts);
+                        ProbeSeed(hashes[i]), num_probes);
   }
 }
 
+// Positions are computed kLanes keys at a time, one vector multiply per
+// probe; setting the bits is a scalar read-modify-write per bit (x86 has no
+// scatter-OR), into blocks that the caller's ordering keeps in cache.
 void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
                const uint64_t* hashes, size_t n) {
   const D d;
-  const ProbeConstants consts(num_probes);
-  HWY_ALIGN uint32_t positions[kBlockWords];
-  for (size_t i = 0; i < n; ++i) {
-    uint8_t* block = bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes;
-    const uint32_t seed = ProbeSeed(hashes[i]);
-    for (size_t c = 0; c < consts.chunks; ++c) {
-      hn::Store(Positions(d, seed, consts, c), d, positions + c * kLanes);
-    }
+  HWY_ALIGN uint32_t positions[kMaxProbesPerKey][kLanes];
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    // The low halves of kLanes little-endian 64-bit hashes are the even
+    // 32-bit lanes of the two vectors that hold them.
+    const uint32_t* halves = reinterpret_cast<const uint32_t*>(hashes + i);
+    const V seeds = hn::ConcatEven(d, hn::LoadU(d, halves + kLanes),
+                                   hn::LoadU(d, halves));
     for (int probe = 0; probe < num_probes; ++probe) {
-      const uint32_t bit = positions[probe];
-      OrWord(block + (bit / 32) * 4, 1u << (bit % 32));
+      hn::Store(hn::ShiftRight<23>(
+                    hn::Mul(seeds, hn::Set(d, kProbeMultipliers[probe]))),
+                d, positions[probe]);
+    }
+    for (size_t j = 0; j < kLanes; ++j) {
+      uint8_t* block = bits + BlockIndex(hashes[i + j], num_blocks) * kBlockBytes;
+      for (int probe = 0; probe < num_probes; ++probe) {
+        SetBlockBit(block, positions[probe][j]);
+      }
     }
   }
+  ReferenceAdd(bits, num_blocks, num_probes, hashes + i, n - i);
 }
 
 #endif  // HWY_TARGET == HWY_SCALAR

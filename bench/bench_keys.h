@@ -1,0 +1,60 @@
+// Key sets shared by the benchmarks: n random 16-byte keys in one flat
+// buffer (16 bytes per key, no per-key allocation, so 10^8 keys fit), and a
+// disjoint set of absent keys for probing.
+
+#ifndef LSMBLOOM_BENCH_BENCH_KEYS_H_
+#define LSMBLOOM_BENCH_BENCH_KEYS_H_
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace lsmbloom {
+namespace bench {
+
+constexpr size_t kKeyBytes = 16;
+
+class KeySet {
+ public:
+  KeySet(uint64_t family, size_t n) : n_(n), bytes_(new char[n * kKeyBytes]) {
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t a = Mix(i * 2 + (family << 48));
+      const uint64_t b = Mix(a ^ family);
+      std::memcpy(&bytes_[i * kKeyBytes], &a, 8);
+      std::memcpy(&bytes_[i * kKeyBytes + 8], &b, 8);
+      bytes_[i * kKeyBytes + 15] = static_cast<char>(family);  // Disjoint sets.
+    }
+  }
+  size_t size() const { return n_; }
+  std::string_view operator[](size_t i) const {
+    return std::string_view(&bytes_[i * kKeyBytes], kKeyBytes);
+  }
+
+  static uint64_t Mix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  }
+
+ private:
+  size_t n_;
+  std::unique_ptr<char[]> bytes_;
+};
+
+// Present keys are family 1, absent keys family 2. Cached: generating 10^8
+// keys takes seconds, and every benchmark at that n shares them.
+inline const KeySet& Keys(uint64_t family, size_t n) {
+  static auto* cache = new std::map<std::pair<uint64_t, size_t>, std::unique_ptr<KeySet>>;
+  auto& slot = (*cache)[{family, n}];
+  if (!slot) slot.reset(new KeySet(family, n));
+  return *slot;
+}
+
+}  // namespace bench
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_BENCH_BENCH_KEYS_H_

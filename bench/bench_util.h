@@ -1,0 +1,54 @@
+// Small helpers shared by the benchmark binaries.
+
+#ifndef LSMBLOOM_BENCH_BENCH_UTIL_H_
+#define LSMBLOOM_BENCH_BENCH_UTIL_H_
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace lsmbloom {
+namespace bench {
+
+// Largest n to run, from LSMBLOOM_BENCH_MAX_KEYS (the --quick mode lowers it).
+inline uint64_t MaxKeys() {
+  const char* v = std::getenv("LSMBLOOM_BENCH_MAX_KEYS");
+  return v != nullptr ? std::strtoull(v, nullptr, 10) : 100000000ull;
+}
+
+inline std::vector<int64_t> KeyCounts(std::vector<int64_t> all) {
+  std::vector<int64_t> kept;
+  for (int64_t n : all) {
+    if (static_cast<uint64_t>(n) <= MaxKeys()) kept.push_back(n);
+  }
+  return kept;
+}
+
+// A copy of `bytes` whose offset `aligned_at` lands on a 64-byte boundary, as
+// a table reader places a filter's bits (unaligned blocks straddle two cache
+// lines).
+class AlignedCopy {
+ public:
+  AlignedCopy(std::string_view bytes, size_t aligned_at) {
+    const size_t pad = (64 - aligned_at % 64) % 64;
+    storage_.reset(new (std::align_val_t(64)) char[bytes.size() + pad]);
+    std::memcpy(storage_.get() + pad, bytes.data(), bytes.size());
+    view_ = std::string_view(storage_.get() + pad, bytes.size());
+  }
+  std::string_view view() const { return view_; }
+
+ private:
+  struct Deleter {
+    void operator()(char* p) const { ::operator delete[](p, std::align_val_t(64)); }
+  };
+  std::unique_ptr<char[], Deleter> storage_;
+  std::string_view view_;
+};
+
+}  // namespace bench
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_BENCH_BENCH_UTIL_H_

@@ -1,0 +1,116 @@
+#include "lsmbloom/internal/hash_buffer.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace lsmbloom {
+namespace internal {
+namespace {
+
+// Groups up to this size are de-duplicated with one table; larger ones are
+// first split by the next byte so each table stays in L1/L2.
+constexpr size_t kDirectUnique = 4096;
+
+// Appends the distinct values of in[0, n) to *out, using `table` (resized
+// here) as an open-addressing set. Returns how many were appended.
+size_t UniqueInto(const uint64_t* in, size_t n, uint64_t* out,
+                  std::vector<uint64_t>& table) {
+  size_t slots = 16;
+  while (slots < 2 * n) slots *= 2;
+  table.assign(slots, 0);  // 0 marks an empty slot; hash 0 is tracked apart.
+  const size_t mask = slots - 1;
+  bool zero_seen = false;
+  size_t kept = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t v = in[i];
+    if (v == 0) {
+      if (!zero_seen) out[kept++] = 0;
+      zero_seen = true;
+      continue;
+    }
+    // The low bits of a hash are uniform, independent of its group.
+    for (size_t s = v & mask;; s = (s + 1) & mask) {
+      if (table[s] == v) break;
+      if (table[s] == 0) {
+        table[s] = v;
+        out[kept++] = v;
+        break;
+      }
+    }
+  }
+  return kept;
+}
+
+}  // namespace
+
+size_t HashBuffer::size() const {
+  if (!grouped_) return flat_.size();
+  size_t n = 0;
+  for (const Group& g : groups_) n += g.size;
+  return n;
+}
+
+size_t HashBuffer::MemoryUsage() const {
+  size_t bytes = flat_.capacity() * sizeof(uint64_t) +
+                 groups_.capacity() * sizeof(Group);
+  for (const Group& g : groups_) {
+    bytes += g.chunks.size() * kChunk * sizeof(uint64_t) +
+             g.chunks.capacity() * sizeof(g.chunks[0]);
+  }
+  return bytes;
+}
+
+void HashBuffer::SpillToGroups() {
+  if (grouped_) return;
+  groups_.resize(256);
+  grouped_ = true;
+  for (uint64_t h : flat_) AddToGroup(h);
+  std::vector<uint64_t>().swap(flat_);
+}
+
+size_t HashBuffer::Unique() {
+  if (!grouped_) SpillToGroups();
+  std::vector<uint64_t> scratch, distinct, table;
+  size_t total = 0;
+  for (Group& g : groups_) total += UniqueGroup(g, scratch, distinct, table);
+  return total;
+}
+
+size_t HashBuffer::UniqueGroup(Group& g, std::vector<uint64_t>& scratch,
+                               std::vector<uint64_t>& distinct,
+                               std::vector<uint64_t>& table) {
+  if (g.size == 0) return 0;
+  // Copy the group out (it is 1/256 of the keys), then write the distinct
+  // values back over the start of its chunks.
+  scratch.resize(g.size);
+  for (size_t c = 0; c * kChunk < g.size; ++c) {
+    std::memcpy(&scratch[c * kChunk], g.chunks[c].get(),
+                std::min(kChunk, g.size - c * kChunk) * sizeof(uint64_t));
+  }
+  distinct.resize(g.size);
+  size_t kept = 0;
+  if (g.size <= kDirectUnique) {
+    kept = UniqueInto(scratch.data(), g.size, distinct.data(), table);
+  } else {
+    // Split by the second byte with a counting sort into `distinct` (used as
+    // a second scratch), then de-duplicate each piece.
+    size_t start[257] = {};
+    for (uint64_t v : scratch) ++start[((v >> 48) & 0xff) + 1];
+    for (int b = 0; b < 256; ++b) start[b + 1] += start[b];
+    size_t next[256];
+    std::memcpy(next, start, sizeof(next));
+    for (uint64_t v : scratch) distinct[next[(v >> 48) & 0xff]++] = v;
+    for (int b = 0; b < 256; ++b) {
+      kept += UniqueInto(&distinct[start[b]], start[b + 1] - start[b],
+                         &scratch[kept], table);
+    }
+    distinct.swap(scratch);
+  }
+  for (size_t i = 0; i < kept; ++i) g.at(i) = distinct[i];
+  g.size = kept;
+  g.chunks.resize((kept + kChunk - 1) / kChunk);
+  return kept;
+}
+
+}  // namespace internal
+}  // namespace lsmbloom

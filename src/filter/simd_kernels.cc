@@ -67,25 +67,54 @@ HWY_INLINE V Positions(D d, uint32_t seed, size_t first) {
       hn::Mul(hn::Set(d, seed), hn::LoadU(d, kProbeMultipliers + first)));
 }
 
-HWY_INLINE bool ProbeBlock(const uint8_t* block, uint32_t seed, int num_probes) {
+// At most this many vectors of positions cover k <= 16 probes; one on
+// AVX-512, so the chunk loops below vanish there.
+constexpr size_t kMaxChunks = kMaxProbesPerKey / kLanes;
+
+// Which lanes of each chunk hold a real probe (k may be below the lanes).
+// Built once per call, outside the per-key loop.
+struct LiveLanes {
+  hn::Mask<D> mask[kMaxChunks];
+  size_t chunks;
+
+  HWY_INLINE explicit LiveLanes(int num_probes) {
+    const D d;
+    chunks = (static_cast<size_t>(num_probes) + kLanes - 1) / kLanes;
+    for (size_t c = 0; c < kMaxChunks; ++c) {
+      const size_t first = c * kLanes;
+      mask[c] = hn::FirstN(d, first < static_cast<size_t>(num_probes)
+                                  ? num_probes - first
+                                  : 0);
+    }
+  }
+};
+
+HWY_INLINE bool ProbeBlock(const uint8_t* block, uint32_t seed,
+                           const LiveLanes& live) {
   const D d;
   V words[kVectorsPerBlock];
   for (size_t s = 0; s < kVectorsPerBlock; ++s) {
     words[s] = hn::LoadU(d, reinterpret_cast<const uint32_t*>(block) + s * kLanes);
   }
   V missing = hn::Zero(d);
-  for (size_t first = 0; first < static_cast<size_t>(num_probes); first += kLanes) {
-    const V pos = Positions(d, seed, first);
-    const V word_index = hn::ShiftRight<5>(pos);
-    // Lanes past the last probe want no bit.
+  for (size_t c = 0; c < kMaxChunks; ++c) {
+    if (kMaxChunks > 1 && c >= live.chunks) break;
+    const V product =
+        hn::Mul(hn::Set(d, seed), hn::LoadU(d, kProbeMultipliers + c * kLanes));
+    // Bit position = top 9 bits: word = top 4, bit within word = next 5.
+    const V word_index = hn::ShiftRight<28>(product);
     const V wanted = hn::IfThenElseZero(
-        hn::FirstN(d, num_probes - first),
-        hn::Set(d, 1u) << hn::And(pos, hn::Set(d, 31u)));
-    const auto lookup = hn::IndicesFromVec(
-        d, hn::And(word_index, hn::Set(d, static_cast<uint32_t>(kLanes - 1))));
-    V got = hn::TableLookupLanes(words[0], lookup);
-    if (kVectorsPerBlock > 1) {
+        live.mask[c],
+        hn::Set(d, 1u) << hn::And(hn::ShiftRight<23>(product), hn::Set(d, 31u)));
+    V got;
+    if (kVectorsPerBlock == 1) {
+      // The word index is already within the 16 lanes.
+      got = hn::TableLookupLanes(words[0], hn::IndicesFromVec(d, word_index));
+    } else {
+      const auto lookup = hn::IndicesFromVec(
+          d, hn::And(word_index, hn::Set(d, static_cast<uint32_t>(kLanes - 1))));
       const V which = hn::ShiftRight<kLog2Lanes>(word_index);
+      got = hn::TableLookupLanes(words[0], lookup);
       for (size_t s = 1; s < kVectorsPerBlock; ++s) {
         got = hn::IfThenElse(hn::Eq(which, hn::Set(d, static_cast<uint32_t>(s))),
                              hn::TableLookupLanes(words[s], lookup), got);
@@ -99,15 +128,16 @@ HWY_INLINE bool ProbeBlock(const uint8_t* block, uint32_t seed, int num_probes) 
 bool ProbeOne(const uint8_t* bits, uint64_t num_blocks, int num_probes,
               uint64_t hash) {
   return ProbeBlock(bits + BlockIndex(hash, num_blocks) * kBlockBytes,
-                    ProbeSeed(hash), num_probes);
+                    ProbeSeed(hash), LiveLanes(num_probes));
 }
 
 void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes,
                 const uint64_t* hashes, size_t n, bool* out, bool prefetch) {
+  const LiveLanes live(num_probes);
   if (!prefetch) {
     for (size_t i = 0; i < n; ++i) {
       out[i] = ProbeBlock(bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes,
-                          ProbeSeed(hashes[i]), num_probes);
+                          ProbeSeed(hashes[i]), live);
     }
     return;
   }
@@ -121,7 +151,7 @@ void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes,
                                kBlockBytes);
     }
     out[i] = ProbeBlock(bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes,
-                        ProbeSeed(hashes[i]), num_probes);
+                        ProbeSeed(hashes[i]), live);
   }
 }
 

@@ -1,0 +1,66 @@
+// The small file interface the table layer reads and writes through.
+//
+// Tables never call the OS directly: they see a WritableFile while being
+// built and a RandomAccessFile while being read. lsmbloom ships POSIX files
+// (pread, or mmap) and in-memory files for tests; a store can pass its own,
+// for example one that injects faults.
+
+#ifndef LSMBLOOM_FILE_H_
+#define LSMBLOOM_FILE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace lsmbloom {
+
+// Sequential writer. Not thread-safe.
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+  virtual absl::Status Append(std::string_view data) = 0;
+  // Makes everything appended so far durable.
+  virtual absl::Status Sync() = 0;
+  // Finishes the file. After a successful Close the file is complete and
+  // visible under its final name; a file destroyed without Close is not.
+  virtual absl::Status Close() = 0;
+};
+
+// Positional reader. Thread-safe: many threads may Read at once.
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+  virtual uint64_t Size() const = 0;
+  // Reads up to n bytes at offset. *result points either into `scratch`
+  // (which must hold n bytes) or into memory the file owns (mmap, in-memory
+  // files), valid as long as the file. A short result means end of file.
+  virtual absl::Status Read(uint64_t offset, size_t n, char* scratch,
+                            std::string_view* result) const = 0;
+  // The whole file in memory, if the file is mapped or in memory; else empty.
+  virtual std::string_view MappedContents() const { return {}; }
+};
+
+// Writes `path` atomically: data goes to "<path>.tmp", which Close() syncs
+// and renames over `path`. A writer destroyed before Close() removes the
+// temporary, so a failed build never leaves a file at `path`.
+absl::StatusOr<std::unique_ptr<WritableFile>> NewPosixWritableFile(
+    const std::string& path);
+
+// Opens `path` for reading with pread, or mapped into memory with `mmap`.
+absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(
+    const std::string& path, bool mmap = false);
+
+// An in-memory file: what is written lands in *contents on Close (and not
+// before, mirroring the atomic POSIX writer).
+std::unique_ptr<WritableFile> NewMemWritableFile(std::string* contents);
+
+// Reads from an in-memory copy of `contents`.
+std::unique_ptr<RandomAccessFile> NewMemRandomAccessFile(std::string contents);
+
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_FILE_H_

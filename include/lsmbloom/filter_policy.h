@@ -1,0 +1,87 @@
+// The interface between tables and filters.
+//
+// A table builder hands every key of a table to a FilterBuilder and stores
+// the bytes it returns as the table's filter block, under the policy's
+// Name(). A table reader finds a policy with that name among the ones it
+// knows and asks it for a FilterReader over those bytes. A reader may only
+// say "no" for keys the builder never saw: when a policy cannot trust the
+// bytes it returns an error from NewReader, and the table then filters
+// nothing (every answer "maybe") and reports why.
+//
+// Built in: the cache-line-blocked Bloom filter (the product) and a classic
+// unblocked Bloom filter (the accuracy reference). A store may implement its
+// own policy; nothing in the library needs to change for that.
+
+#ifndef LSMBLOOM_FILTER_POLICY_H_
+#define LSMBLOOM_FILTER_POLICY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "lsmbloom/blocked_bloom.h"
+#include "lsmbloom/key_hash.h"
+
+namespace lsmbloom {
+
+// Collects the keys of one filter. Call order: (AddKey)* Finish, once.
+class FilterBuilder {
+ public:
+  virtual ~FilterBuilder() = default;
+  virtual void AddKey(std::string_view key) = 0;
+  virtual absl::StatusOr<std::string> Finish() = 0;
+};
+
+// Answers queries on one filter's bytes (which must outlive it). Const
+// methods are safe to call from many threads.
+class FilterReader {
+ public:
+  virtual ~FilterReader() = default;
+
+  // False only if `key` was certainly not added.
+  virtual bool KeyMayMatch(std::string_view key) const = 0;
+
+  // Readers that accept precomputed hashes return their HashSpec, so a
+  // lookup across many filters can hash a key once; others return null.
+  virtual const HashSpec* hash_spec() const { return nullptr; }
+  // REQUIRES: hash_spec() != nullptr, hash == KeyHash(key, *hash_spec()).
+  virtual bool HashMayMatch(uint64_t hash) const { return true; }
+  // Batched HashMayMatch; the default loops. REQUIRES: sizes equal.
+  virtual void HashesMayMatch(absl::Span<const uint64_t> hashes,
+                              absl::Span<bool> out) const;
+
+  // One line for humans: kind and parameters ("blocked bloom, k=6, ...").
+  virtual std::string Describe() const = 0;
+  // Filter bits per key, and the predicted false-positive rate, if known.
+  virtual double bits_per_key() const { return 0; }
+  virtual double predicted_fpr() const { return 0; }
+};
+
+class FilterPolicy {
+ public:
+  virtual ~FilterPolicy() = default;
+  // Stored in every table; must change whenever the encoding changes.
+  virtual std::string Name() const = 0;
+  virtual std::unique_ptr<FilterBuilder> NewBuilder() const = 0;
+  // An error (DataLoss, InvalidArgument, ...) says why `filter` cannot be
+  // trusted; the caller must then not filter at all.
+  virtual absl::StatusOr<std::unique_ptr<FilterReader>> NewReader(
+      std::string_view filter) const = 0;
+};
+
+// The cache-line-blocked Bloom filter. Name "lsmbloom.BlockedBloom.v1".
+// Its reader verifies the filter's own header and checksums.
+std::shared_ptr<const FilterPolicy> NewBlockedBloomPolicy(
+    const BlockedBloomOptions& options = BlockedBloomOptions());
+
+// A standard Bloom filter over one bit array (no blocks), k probes from
+// 64-bit double hashing of XXH3-64; the accuracy reference for the blocked
+// filter. Name "lsmbloom.ClassicBloom.v1". REQUIRES: bits_per_key > 0.
+std::shared_ptr<const FilterPolicy> NewClassicBloomPolicy(double bits_per_key = 10);
+
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_FILTER_POLICY_H_

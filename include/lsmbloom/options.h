@@ -1,0 +1,66 @@
+// Options for writing and reading tables.
+
+#ifndef LSMBLOOM_OPTIONS_H_
+#define LSMBLOOM_OPTIONS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lsmbloom/filter_policy.h"
+
+namespace lsmbloom {
+
+// Maps a key to the prefix a prefix filter indexes. Its Name() is stored in
+// the table; a reader uses the prefix part of a filter only with an
+// extractor of the same name.
+class PrefixExtractor {
+ public:
+  virtual ~PrefixExtractor() = default;
+  virtual std::string Name() const = 0;
+  // Whether `key` has a prefix at all (keys outside the domain are not
+  // added as prefixes and prefix queries for them cannot be filtered).
+  virtual bool InDomain(std::string_view key) const = 0;
+  // REQUIRES: InDomain(key).
+  virtual std::string_view Transform(std::string_view key) const = 0;
+};
+
+// The first `length` bytes of every key at least that long.
+// Name "lsmbloom.FixedPrefix.<length>".
+std::shared_ptr<const PrefixExtractor> NewFixedPrefixExtractor(size_t length);
+
+// Data-block compression, chosen per table and recorded per block. Filter,
+// index and meta blocks are never compressed.
+enum class Compression : uint8_t { kNone = 0, kSnappy = 1, kZstd = 2 };
+
+struct TableOptions {
+  // Null writes a table without a filter.
+  std::shared_ptr<const FilterPolicy> filter_policy = NewBlockedBloomPolicy();
+  // Put whole user keys in the filter (point lookups).
+  bool whole_key_filtering = true;
+  // Also put prefixes in the filter (prefix seeks), if set.
+  std::shared_ptr<const PrefixExtractor> prefix_extractor;
+  // Target uncompressed size of a data block.
+  size_t block_size = 4096;
+  // Entries between full keys (restart points) inside a data block.
+  int restart_interval = 16;
+  Compression compression = Compression::kNone;
+};
+
+struct TableReadOptions {
+  // Policies this reader can load filters of, matched by Name(). Empty means
+  // the built-in ones. A table whose policy is not here still opens and
+  // answers correctly, without filtering.
+  std::vector<std::shared_ptr<const FilterPolicy>> filter_policies;
+  // Extractors a prefix filter may have been written with, matched by Name().
+  std::vector<std::shared_ptr<const PrefixExtractor>> prefix_extractors;
+  // Verify the checksum of every block read (the filter's always is).
+  bool verify_checksums = true;
+};
+
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_OPTIONS_H_

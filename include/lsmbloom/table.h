@@ -1,0 +1,123 @@
+// Reads one SSTable written by TableBuilder.
+//
+// Open() reads the footer, index, meta-index, properties and filter, and
+// verifies their checksums. Data or index corruption is an error (DataLoss),
+// never a wrong answer. The filter is advisory: when it is missing, of an
+// unknown policy, or fails its checks, the table still opens and answers
+// every lookup correctly, only without filtering, and filter_status() says
+// why.
+//
+// Get() consults the filter before touching the index or any data block.
+// All const methods are safe to call from many threads at once.
+
+#ifndef LSMBLOOM_TABLE_H_
+#define LSMBLOOM_TABLE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "lsmbloom/file.h"
+#include "lsmbloom/options.h"
+#include "lsmbloom/table_builder.h"
+
+namespace lsmbloom {
+
+struct LookupResult {
+  enum class Kind { kNotFound, kFound, kDeleted };
+  Kind kind = Kind::kNotFound;
+  uint64_t sequence = 0;  // Of the entry found (kFound, kDeleted).
+  std::string value;      // kFound only.
+};
+
+// Filter outcomes and reads of one table; relaxed counters.
+struct TableCounters {
+  std::atomic<uint64_t> filter_checked{0};     // Lookups the filter answered.
+  std::atomic<uint64_t> filter_ruled_out{0};   // ... with a certain "no".
+  std::atomic<uint64_t> filter_positive{0};    // ... with "maybe".
+  std::atomic<uint64_t> filter_true_positive{0};  // "maybe" and the key was there.
+  std::atomic<uint64_t> data_block_reads{0};
+};
+
+// One entry, as an iterator yields it.
+struct TableEntry {
+  std::string_view user_key;
+  uint64_t sequence;
+  EntryType type;
+  std::string_view value;
+};
+
+class TableIterator {
+ public:
+  virtual ~TableIterator() = default;
+  virtual bool Valid() const = 0;
+  virtual void SeekToFirst() = 0;
+  // First entry whose user key is >= user_key.
+  virtual void Seek(std::string_view user_key) = 0;
+  virtual void Next() = 0;
+  // REQUIRES: Valid(). Views stay valid until the next move.
+  virtual TableEntry entry() const = 0;
+  // Not OK if a block could not be read or was corrupt; Valid() is then false.
+  virtual absl::Status status() const = 0;
+};
+
+class Table {
+ public:
+  static absl::StatusOr<std::unique_ptr<Table>> Open(
+      std::unique_ptr<RandomAccessFile> file,
+      const TableReadOptions& options = TableReadOptions());
+  ~Table();
+
+  // The newest entry for `user_key`.
+  absl::StatusOr<LookupResult> Get(std::string_view user_key) const;
+  // As Get, with hash == KeyHash(user_key, *filter_hash_spec()) computed by
+  // the caller once for many tables. REQUIRES: filter_hash_spec() != null.
+  absl::StatusOr<LookupResult> GetWithHash(std::string_view user_key,
+                                           uint64_t hash) const;
+  // The lookup after a filter said "maybe" (or none was consulted). Counts
+  // the outcome as a filter positive when `filter_said_maybe`.
+  absl::StatusOr<LookupResult> GetAfterFilter(std::string_view user_key,
+                                              bool filter_said_maybe) const;
+
+  // False only if the table certainly has no entry for `user_key`.
+  bool KeyMayMatch(std::string_view user_key) const;
+  // False only if no key in the table has this prefix. REQUIRES: a prefix
+  // extractor matching the table's is passed; else always true.
+  bool PrefixMayMatch(std::string_view prefix) const;
+
+  // Non-null when the filter is trusted and takes precomputed hashes.
+  const HashSpec* filter_hash_spec() const;
+  // The filter when it is trusted and filters whole keys; else null.
+  const FilterReader* whole_key_filter() const;
+  // OK if the filter is in use; otherwise why not (NotFound: the table has
+  // none; DataLoss/InvalidArgument/Unimplemented: it cannot be trusted).
+  const absl::Status& filter_status() const;
+
+  std::unique_ptr<TableIterator> NewIterator() const;
+
+  // Everything the properties block recorded, as strings.
+  const std::map<std::string, std::string>& properties() const;
+  std::string_view smallest_user_key() const;
+  std::string_view largest_user_key() const;
+  uint64_t num_entries() const;
+  uint64_t file_size() const;
+  // Bytes held in memory for the filter, and for the index.
+  uint64_t filter_memory() const;
+  uint64_t index_memory() const;
+
+  TableCounters& counters() const;
+
+ private:
+  struct Rep;
+  explicit Table(std::unique_ptr<Rep> rep);
+  std::unique_ptr<Rep> rep_;
+};
+
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_TABLE_H_

@@ -1,0 +1,88 @@
+#include "lsmbloom/filter_policy.h"
+
+#include <cstdio>
+
+#include "absl/strings/str_format.h"
+
+namespace lsmbloom {
+
+void FilterReader::HashesMayMatch(absl::Span<const uint64_t> hashes,
+                                  absl::Span<bool> out) const {
+  for (size_t i = 0; i < hashes.size(); ++i) out[i] = HashMayMatch(hashes[i]);
+}
+
+namespace {
+
+class BlockedBloomFilterBuilder : public FilterBuilder {
+ public:
+  explicit BlockedBloomFilterBuilder(BlockedBloomBuilder builder)
+      : builder_(std::move(builder)) {}
+  void AddKey(std::string_view key) override { builder_.AddKey(key); }
+  absl::StatusOr<std::string> Finish() override { return builder_.Finish(); }
+
+ private:
+  BlockedBloomBuilder builder_;
+};
+
+class BlockedBloomFilterReader : public FilterReader {
+ public:
+  explicit BlockedBloomFilterReader(BlockedBloomReader reader)
+      : reader_(reader) {}
+  bool KeyMayMatch(std::string_view key) const override {
+    return reader_.MayMatch(key);
+  }
+  const HashSpec* hash_spec() const override { return &reader_.geometry().hash; }
+  bool HashMayMatch(uint64_t hash) const override {
+    return reader_.MayMatchHash(hash);
+  }
+  void HashesMayMatch(absl::Span<const uint64_t> hashes,
+                      absl::Span<bool> out) const override {
+    reader_.MayMatchBatch(hashes, out);
+  }
+  std::string Describe() const override {
+    const FilterGeometry& g = reader_.geometry();
+    return absl::StrFormat(
+        "blocked bloom v1: %d probes, %u blocks of 64 bytes, %u keys, %.3f "
+        "bits/key, hash xxh3-64 seed %u",
+        g.num_probes, g.num_blocks, g.num_keys, g.bits_per_key(), g.hash.seed);
+  }
+  double bits_per_key() const override { return reader_.geometry().bits_per_key(); }
+  double predicted_fpr() const override {
+    return reader_.geometry().predicted_fpr();
+  }
+  const BlockedBloomReader& reader() const { return reader_; }
+
+ private:
+  BlockedBloomReader reader_;
+};
+
+class BlockedBloomPolicy : public FilterPolicy {
+ public:
+  explicit BlockedBloomPolicy(const BlockedBloomOptions& options)
+      : options_(options) {}
+  std::string Name() const override { return "lsmbloom.BlockedBloom.v1"; }
+  std::unique_ptr<FilterBuilder> NewBuilder() const override {
+    // Options were validated when the policy was made.
+    return std::make_unique<BlockedBloomFilterBuilder>(
+        std::move(*BlockedBloomBuilder::Create(options_)));
+  }
+  absl::StatusOr<std::unique_ptr<FilterReader>> NewReader(
+      std::string_view filter) const override {
+    absl::StatusOr<BlockedBloomReader> reader = BlockedBloomReader::Open(filter);
+    if (!reader.ok()) return reader.status();
+    return std::unique_ptr<FilterReader>(new BlockedBloomFilterReader(*reader));
+  }
+
+ private:
+  BlockedBloomOptions options_;
+};
+
+}  // namespace
+
+std::shared_ptr<const FilterPolicy> NewBlockedBloomPolicy(
+    const BlockedBloomOptions& options) {
+  if (!ValidateOptions(options).ok()) return nullptr;
+  return std::make_shared<BlockedBloomPolicy>(options);
+}
+
+}  // namespace lsmbloom

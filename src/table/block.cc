@@ -1,0 +1,111 @@
+#include "src/table/block.h"
+
+#include "absl/strings/str_cat.h"
+#include "src/table/coding.h"
+
+namespace lsmbloom {
+namespace internal {
+
+int CompareBytes(std::string_view a, std::string_view b) { return a.compare(b); }
+
+absl::StatusOr<Block> Block::Parse(BlockContents contents, std::string_view what) {
+  const std::string_view data = contents.data;
+  if (data.size() < 4) {
+    return absl::DataLossError(absl::StrCat(std::string(what), ": block too short"));
+  }
+  const uint32_t num_restarts = DecodeFixed32(data.data() + data.size() - 4);
+  const uint64_t max_restarts = (data.size() - 4) / 4;
+  if (num_restarts == 0 || num_restarts > max_restarts) {
+    return absl::DataLossError(
+        absl::StrCat(std::string(what), ": bad restart count ", num_restarts));
+  }
+  const uint32_t restarts_offset =
+      static_cast<uint32_t>(data.size() - 4 - 4 * uint64_t{num_restarts});
+  for (uint32_t i = 0; i < num_restarts; ++i) {
+    if (DecodeFixed32(data.data() + restarts_offset + 4 * i) > restarts_offset) {
+      return absl::DataLossError(
+          absl::StrCat(std::string(what), ": restart point past the entries"));
+    }
+  }
+  std::unique_ptr<std::string> owned;
+  std::string_view bytes = data;
+  if (!contents.owned.empty()) {
+    owned = std::make_unique<std::string>(std::move(contents.owned));
+    bytes = *owned;
+  }
+  return Block(std::move(owned), bytes, restarts_offset, num_restarts,
+               std::string(what));
+}
+
+uint32_t Block::RestartOffset(uint32_t index) const {
+  return DecodeFixed32(data_.data() + restarts_offset_ + 4 * index);
+}
+
+Block::Iterator::Iterator(const Block* block, KeyComparator cmp)
+    : block_(block), cmp_(cmp) {}
+
+void Block::Iterator::MarkCorrupt() {
+  valid_ = false;
+  status_ = absl::DataLossError(absl::StrCat(block_->what_, ": corrupt entry"));
+}
+
+bool Block::Iterator::ParseAt(uint32_t offset) {
+  if (offset >= block_->restarts_offset_) {
+    valid_ = false;
+    return false;
+  }
+  std::string_view in = block_->data_.substr(
+      offset, block_->restarts_offset_ - offset);
+  const size_t before = in.size();
+  uint64_t shared, non_shared, value_size;
+  if (!GetVarint64(&in, &shared) || !GetVarint64(&in, &non_shared) ||
+      !GetVarint64(&in, &value_size) || shared > key_.size() ||
+      non_shared > in.size() || value_size > in.size() - non_shared) {
+    MarkCorrupt();
+    return false;
+  }
+  key_.resize(shared);
+  key_.append(in.data(), non_shared);
+  value_ = in.substr(non_shared, value_size);
+  next_ = offset + static_cast<uint32_t>(before - in.size() + non_shared + value_size);
+  valid_ = true;
+  return true;
+}
+
+void Block::Iterator::SeekToRestart(uint32_t index) {
+  key_.clear();  // Restart entries share nothing.
+  ParseAt(block_->RestartOffset(index));
+}
+
+void Block::Iterator::SeekToFirst() {
+  status_ = absl::OkStatus();
+  SeekToRestart(0);
+}
+
+void Block::Iterator::Next() {
+  if (valid_) ParseAt(next_);
+}
+
+void Block::Iterator::Seek(std::string_view target) {
+  status_ = absl::OkStatus();
+  // Binary search for the last restart whose key is < target.
+  uint32_t lo = 0, hi = block_->num_restarts_ - 1;
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo + 1) / 2;
+    SeekToRestart(mid);
+    if (!valid_) {
+      if (status_.ok()) MarkCorrupt();  // A restart must hold an entry.
+      return;
+    }
+    if (cmp_(key_, target) < 0) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  SeekToRestart(lo);
+  while (valid_ && cmp_(key_, target) < 0) Next();
+}
+
+}  // namespace internal
+}  // namespace lsmbloom

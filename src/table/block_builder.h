@@ -1,0 +1,45 @@
+// Builds one block of sorted key/value entries.
+//
+// Each entry stores how many bytes its key shares with the previous key,
+// then the rest: varint shared, varint non_shared, varint value_size,
+// key[shared..], value. Every `restart_interval` entries the key is stored
+// whole (a restart point) so a reader can binary-search the restarts. The
+// block ends with the restart offsets (fixed32 each) and their count.
+
+#ifndef LSMBLOOM_SRC_TABLE_BLOCK_BUILDER_H_
+#define LSMBLOOM_SRC_TABLE_BLOCK_BUILDER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lsmbloom {
+namespace internal {
+
+class BlockBuilder {
+ public:
+  explicit BlockBuilder(int restart_interval);
+
+  // REQUIRES: key sorts after the previous key of this block.
+  void Add(std::string_view key, std::string_view value);
+  // The finished block; valid until Reset().
+  std::string_view Finish();
+  void Reset();
+
+  size_t SizeEstimate() const;
+  bool empty() const { return entries_ == 0; }
+
+ private:
+  const int restart_interval_;
+  std::string buffer_;
+  std::vector<uint32_t> restarts_;
+  int since_restart_ = 0;
+  size_t entries_ = 0;
+  std::string last_key_;
+};
+
+}  // namespace internal
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_SRC_TABLE_BLOCK_BUILDER_H_

@@ -1,0 +1,28 @@
+#include "absl/strings/str_cat.h"
+#include "lsmbloom/options.h"
+
+namespace lsmbloom {
+namespace {
+
+class FixedPrefixExtractor : public PrefixExtractor {
+ public:
+  explicit FixedPrefixExtractor(size_t length) : length_(length) {}
+  std::string Name() const override {
+    return absl::StrCat("lsmbloom.FixedPrefix.", length_);
+  }
+  bool InDomain(std::string_view key) const override { return key.size() >= length_; }
+  std::string_view Transform(std::string_view key) const override {
+    return key.substr(0, length_);
+  }
+
+ private:
+  size_t length_;
+};
+
+}  // namespace
+
+std::shared_ptr<const PrefixExtractor> NewFixedPrefixExtractor(size_t length) {
+  return std::make_shared<FixedPrefixExtractor>(length);
+}
+
+}  // namespace lsmbloom

@@ -1,0 +1,313 @@
+// Tables end to end: round trips, filter use, the policy interface, files.
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "lsmbloom/table.h"
+#include "lsmbloom/table_builder.h"
+#include "tests/table_testutil.h"
+
+namespace lsmbloom {
+namespace {
+
+using testing::Entry;
+using testing::ModelGet;
+
+TEST(TableTest, RoundTripOfManyEntriesWithDeletionsAndVersions) {
+  const std::vector<Entry> entries = testing::MakeEntries(120000, 11);
+  for (Compression c : {Compression::kNone, Compression::kSnappy, Compression::kZstd}) {
+    TableOptions options;
+    options.compression = c;
+    const std::string bytes = testing::BuildTable(entries, options);
+    auto table = Table::Open(NewMemRandomAccessFile(bytes));
+    ASSERT_TRUE(table.ok()) << table.status();
+    EXPECT_TRUE((*table)->filter_status().ok()) << (*table)->filter_status();
+    EXPECT_EQ((*table)->num_entries(), entries.size());
+    size_t wrong = 0;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      if (i > 0 && entries[i].key == entries[i - 1].key) continue;
+      absl::StatusOr<LookupResult> got = (*table)->Get(entries[i].key);
+      ASSERT_TRUE(got.ok()) << got.status();
+      wrong += !testing::SameAsModel(*got, ModelGet(entries, entries[i].key));
+    }
+    EXPECT_EQ(wrong, 0u) << "compression " << static_cast<int>(c);
+    for (int i = 0; i < 20000; ++i) {
+      absl::StatusOr<LookupResult> got = (*table)->Get(testing::AbsentKey(i));
+      ASSERT_TRUE(got.ok());
+      ASSERT_EQ(got->kind, LookupResult::Kind::kNotFound);
+    }
+  }
+}
+
+TEST(TableTest, IteratorYieldsEveryEntryInOrderAndSeeks) {
+  const std::vector<Entry> entries = testing::MakeEntries(30000, 5);
+  const std::string bytes = testing::BuildTable(entries, TableOptions());
+  auto table = Table::Open(NewMemRandomAccessFile(bytes));
+  ASSERT_TRUE(table.ok());
+  auto it = (*table)->NewIterator();
+  size_t i = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++i) {
+    ASSERT_LT(i, entries.size());
+    const TableEntry e = it->entry();
+    ASSERT_EQ(e.user_key, entries[i].key);
+    ASSERT_EQ(e.sequence, entries[i].seq);
+    ASSERT_EQ(e.type, entries[i].type);
+    ASSERT_EQ(e.value, entries[i].value);
+  }
+  EXPECT_TRUE(it->status().ok());
+  EXPECT_EQ(i, entries.size());
+  it->Seek(entries[777].key);
+  ASSERT_TRUE(it->Valid());
+  // The first version of that key.
+  size_t first = 777;
+  while (first > 0 && entries[first - 1].key == entries[777].key) --first;
+  EXPECT_EQ(it->entry().sequence, entries[first].seq);
+  it->Seek("\xff\xff\xff");
+  EXPECT_FALSE(it->Valid());
+}
+
+TEST(TableTest, FilterCutsDataBlockReadsForAbsentKeysToAboutTheFpr) {
+  const std::vector<Entry> entries = testing::MakeEntries(100000, 3);
+  const std::string bytes = testing::BuildTable(entries, TableOptions());
+  auto table = Table::Open(NewMemRandomAccessFile(bytes));
+  ASSERT_TRUE(table.ok());
+  const int lookups = 200000;
+  for (int i = 0; i < lookups; ++i) ASSERT_TRUE((*table)->Get(testing::AbsentKey(i)).ok());
+  const TableCounters& c = (*table)->counters();
+  const double fpr = (*table)->whole_key_filter()->predicted_fpr();
+  EXPECT_EQ(c.filter_checked.load(), static_cast<uint64_t>(lookups));
+  EXPECT_EQ(c.filter_true_positive.load(), 0u);
+  EXPECT_EQ(c.data_block_reads.load(), c.filter_positive.load());
+  // Binomial: 6 standard deviations around lookups * fpr.
+  const double expected = lookups * fpr;
+  EXPECT_NEAR(static_cast<double>(c.data_block_reads.load()), expected,
+              6 * std::sqrt(expected) + 1);
+  std::printf("absent lookups %d: %llu data-block reads (predicted %.0f)\n", lookups,
+              static_cast<unsigned long long>(c.data_block_reads.load()), expected);
+}
+
+TEST(TableTest, TableWithoutFilterStillAnswersCorrectly) {
+  const std::vector<Entry> entries = testing::MakeEntries(20000, 9);
+  TableOptions options;
+  options.filter_policy = nullptr;
+  const std::string bytes = testing::BuildTable(entries, options);
+  auto table = Table::Open(NewMemRandomAccessFile(bytes));
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ((*table)->filter_status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ((*table)->whole_key_filter(), nullptr);
+  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+}
+
+TEST(TableTest, UnknownPolicyOpensWithoutFilteringAndSaysWhy) {
+  const std::vector<Entry> entries = testing::MakeEntries(20000, 9);
+  const std::string bytes = testing::BuildTable(entries, TableOptions());
+  TableReadOptions read_options;
+  read_options.filter_policies = {NewClassicBloomPolicy()};  // Not the writer's.
+  auto table = Table::Open(NewMemRandomAccessFile(bytes), read_options);
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ((*table)->filter_status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE((*table)->filter_status().message().find("lsmbloom.BlockedBloom.v1"),
+            std::string::npos);
+  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+}
+
+TEST(TableTest, ClassicPolicyWorksThroughTheSameInterface) {
+  const std::vector<Entry> entries = testing::MakeEntries(20000, 4);
+  TableOptions options;
+  options.filter_policy = NewClassicBloomPolicy(10);
+  const std::string bytes = testing::BuildTable(entries, options);
+  auto table = Table::Open(NewMemRandomAccessFile(bytes));
+  ASSERT_TRUE(table.ok());
+  ASSERT_TRUE((*table)->filter_status().ok()) << (*table)->filter_status();
+  EXPECT_NE((*table)->whole_key_filter()->Describe().find("classic"), std::string::npos);
+  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+}
+
+// A user-written policy, outside the library: an exact set of keys. It proves
+// the table-to-policy plumbing with no Bloom math at all.
+class ExactSetPolicy : public FilterPolicy {
+ public:
+  std::string Name() const override { return "test.ExactSet"; }
+  std::unique_ptr<FilterBuilder> NewBuilder() const override {
+    struct Builder : FilterBuilder {
+      std::string out;
+      void AddKey(std::string_view key) override {
+        out += std::to_string(key.size()) + ":" + std::string(key) + ",";
+      }
+      absl::StatusOr<std::string> Finish() override { return out; }
+    };
+    return std::make_unique<Builder>();
+  }
+  absl::StatusOr<std::unique_ptr<FilterReader>> NewReader(
+      std::string_view filter) const override {
+    struct Reader : FilterReader {
+      std::set<std::string> keys;
+      bool KeyMayMatch(std::string_view key) const override {
+        return keys.count(std::string(key)) > 0;
+      }
+      std::string Describe() const override { return "exact set"; }
+    };
+    auto reader = std::make_unique<Reader>();
+    while (!filter.empty()) {
+      const size_t colon = filter.find(':');
+      if (colon == std::string_view::npos) return absl::DataLossError("bad set");
+      const size_t len = std::stoul(std::string(filter.substr(0, colon)));
+      reader->keys.insert(std::string(filter.substr(colon + 1, len)));
+      filter.remove_prefix(std::min(filter.size(), colon + 2 + len));
+    }
+    return std::unique_ptr<FilterReader>(std::move(reader));
+  }
+};
+
+TEST(TableTest, UserWrittenPolicyPlugsInWithoutTouchingTheLibrary) {
+  const std::vector<Entry> entries = testing::MakeEntries(5000, 2);
+  auto policy = std::make_shared<ExactSetPolicy>();
+  TableOptions options;
+  options.filter_policy = policy;
+  const std::string bytes = testing::BuildTable(entries, options);
+  TableReadOptions read_options;
+  read_options.filter_policies = {policy};
+  auto table = Table::Open(NewMemRandomAccessFile(bytes), read_options);
+  ASSERT_TRUE(table.ok());
+  ASSERT_TRUE((*table)->filter_status().ok()) << (*table)->filter_status();
+  EXPECT_EQ((*table)->properties().at("lsmbloom.filter.policy"), "test.ExactSet");
+  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+  // An exact filter rules out every absent key: no data block is read.
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE((*table)->Get(testing::AbsentKey(i)).ok());
+  EXPECT_EQ((*table)->counters().data_block_reads.load(),
+            (*table)->counters().filter_true_positive.load());
+  EXPECT_EQ((*table)->counters().filter_ruled_out.load(), 1000u);
+}
+
+TEST(TableTest, TombstonesAreInTheFilter) {
+  std::vector<Entry> entries = {{"a", 5, EntryType::kValue, "1"},
+                                {"gone", 9, EntryType::kDeletion, ""},
+                                {"z", 2, EntryType::kValue, "2"}};
+  const std::string bytes = testing::BuildTable(entries, TableOptions());
+  auto table = Table::Open(NewMemRandomAccessFile(bytes));
+  ASSERT_TRUE(table.ok());
+  EXPECT_TRUE((*table)->KeyMayMatch("gone"));
+  absl::StatusOr<LookupResult> got = (*table)->Get("gone");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->kind, LookupResult::Kind::kDeleted);
+  EXPECT_EQ(got->sequence, 9u);
+}
+
+TEST(TableTest, PrefixFilterAnswersPrefixQueries) {
+  std::vector<Entry> entries;
+  for (int user = 0; user < 3000; ++user) {
+    for (int item = 0; item < 3; ++item) {
+      char key[32];
+      std::snprintf(key, sizeof(key), "u%05d/item%d", user * 2, item);  // Even users.
+      entries.push_back({key, 1, EntryType::kValue, "v"});
+    }
+  }
+  TableOptions options;
+  options.prefix_extractor = NewFixedPrefixExtractor(6);  // "u01234"
+  const std::string bytes = testing::BuildTable(entries, options);
+  TableReadOptions read_options;
+  read_options.prefix_extractors = {NewFixedPrefixExtractor(6)};
+  auto table = Table::Open(NewMemRandomAccessFile(bytes), read_options);
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ((*table)->properties().at("lsmbloom.filter.prefix_extractor"),
+            "lsmbloom.FixedPrefix.6");
+  int present_rejected = 0, absent_accepted = 0;
+  for (int user = 0; user < 6000; ++user) {
+    char prefix[16];
+    std::snprintf(prefix, sizeof(prefix), "u%05d", user);
+    const bool may = (*table)->PrefixMayMatch(prefix);
+    if (user % 2 == 0) present_rejected += !may;
+    if (user % 2 == 1) absent_accepted += may;
+  }
+  EXPECT_EQ(present_rejected, 0);
+  EXPECT_LT(absent_accepted, 3000 * 0.03);  // ~1% FPR, generous bound.
+  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+  // Without the extractor the reader cannot filter prefixes, so says maybe.
+  auto plain = Table::Open(NewMemRandomAccessFile(bytes));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE((*plain)->PrefixMayMatch("u00001"));
+}
+
+TEST(TableTest, OutOfOrderAddIsRejectedAndTheTableStaysUsable) {
+  std::string bytes;
+  TableBuilder builder(TableOptions(), NewMemWritableFile(&bytes));
+  ASSERT_TRUE(builder.Add("b", 1, EntryType::kValue, "x").ok());
+  EXPECT_EQ(builder.Add("a", 1, EntryType::kValue, "x").code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(builder.Add("b", 1, EntryType::kValue, "y").code(),
+            absl::StatusCode::kInvalidArgument);  // Same (key, seq) twice.
+  EXPECT_EQ(builder.Add("b", 2, EntryType::kValue, "y").code(),
+            absl::StatusCode::kInvalidArgument);  // Newer after older.
+  ASSERT_TRUE(builder.Add("c", 1, EntryType::kValue, "z").ok());
+  ASSERT_TRUE(builder.Finish().ok());
+  auto table = Table::Open(NewMemRandomAccessFile(bytes));
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ((*table)->num_entries(), 2u);
+}
+
+TEST(TableTest, PosixFilesReadWithPreadAndMmap) {
+  const std::vector<Entry> entries = testing::MakeEntries(20000, 6);
+  const std::string path = ::testing::TempDir() + "/posix_table.sst";
+  {
+    auto file = NewPosixWritableFile(path);
+    ASSERT_TRUE(file.ok()) << file.status();
+    TableBuilder builder(TableOptions(), std::move(*file));
+    for (const Entry& e : entries) ASSERT_TRUE(builder.Add(e.key, e.seq, e.type, e.value).ok());
+    ASSERT_TRUE(builder.Finish().ok());
+  }
+  EXPECT_NE(::access((path + ".tmp").c_str(), F_OK), 0);  // Renamed away.
+  for (bool mmap : {false, true}) {
+    auto file = OpenPosixFile(path, mmap);
+    ASSERT_TRUE(file.ok());
+    auto table = Table::Open(std::move(*file));
+    ASSERT_TRUE(table.ok()) << table.status();
+    EXPECT_TRUE((*table)->filter_status().ok());
+    EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u) << mmap;
+  }
+  std::remove(path.c_str());
+}
+
+TEST(TableTest, AbandonedBuildLeavesNoFile) {
+  const std::string path = ::testing::TempDir() + "/abandoned.sst";
+  std::remove(path.c_str());
+  {
+    auto file = NewPosixWritableFile(path);
+    ASSERT_TRUE(file.ok());
+    TableBuilder builder(TableOptions(), std::move(*file));
+    ASSERT_TRUE(builder.Add("k", 1, EntryType::kValue, "v").ok());
+    builder.Abandon();
+  }
+  EXPECT_NE(::access(path.c_str(), F_OK), 0);
+  EXPECT_NE(::access((path + ".tmp").c_str(), F_OK), 0);
+}
+
+TEST(TableTest, FilterBitsAreCacheLineAlignedInTheFile) {
+  const std::vector<Entry> entries = testing::MakeEntries(3000, 1);
+  const std::string bytes = testing::BuildTable(entries, TableOptions());
+  // The filter's header magic sits at a multiple of 64.
+  const size_t at = bytes.find("LBBF");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(at % 64, 0u);
+}
+
+TEST(TableTest, BadFilesAreClearErrors) {
+  EXPECT_EQ(Table::Open(NewMemRandomAccessFile("")).status().code(),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(Table::Open(NewMemRandomAccessFile(std::string(4096, 'x'))).status().code(),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(OpenPosixFile("/nonexistent/file.sst").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(OpenPosixFile(::testing::TempDir()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace lsmbloom

@@ -1,0 +1,138 @@
+// Damaged table files: every outcome is a correct answer or a clear error,
+// and no key is ever reported missing by a table that opened fine.
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "lsmbloom/table.h"
+#include "tests/table_testutil.h"
+
+namespace lsmbloom {
+namespace {
+
+using testing::Entry;
+
+std::vector<Entry> SmallEntries() {
+  std::vector<Entry> entries;
+  for (int i = 0; i < 1500; ++i) {
+    entries.push_back({testing::TableKey(i * 2), 10, i % 9 == 0 ? EntryType::kDeletion
+                                                               : EntryType::kValue,
+                       i % 9 == 0 ? "" : "v" + std::to_string(i)});
+  }
+  return entries;
+}
+
+// Opens `bytes` and checks every answer. Returns the number of silent wrong
+// answers: a lookup that succeeded with a result other than the truth.
+size_t SilentWrongAnswers(const std::string& bytes, const std::vector<Entry>& entries,
+                          bool* opened, size_t* errors) {
+  auto table = Table::Open(NewMemRandomAccessFile(bytes));
+  *opened = table.ok();
+  *errors = 0;
+  if (!table.ok()) {
+    EXPECT_FALSE(table.status().message().empty());
+    return 0;
+  }
+  size_t wrong = 0;
+  for (const Entry& e : entries) {
+    absl::StatusOr<LookupResult> got = (*table)->Get(e.key);
+    if (!got.ok()) {
+      ++*errors;
+      continue;
+    }
+    wrong += !testing::SameAsModel(*got, testing::ModelGet(entries, e.key));
+  }
+  for (int i = 0; i < 300; ++i) {
+    absl::StatusOr<LookupResult> got = (*table)->Get(testing::AbsentKey(i, 3000));
+    if (!got.ok()) {
+      ++*errors;
+      continue;
+    }
+    wrong += got->kind != LookupResult::Kind::kNotFound;
+  }
+  return wrong;
+}
+
+TEST(TableCorruptionTest, ByteFlipsAnywhereNeverGiveSilentWrongAnswers) {
+  const std::vector<Entry> entries = SmallEntries();
+  const std::string good = testing::BuildTable(entries, TableOptions());
+  std::mt19937_64 rng(7);
+  std::vector<size_t> offsets;
+  for (size_t i = good.size() - 200; i < good.size(); ++i) offsets.push_back(i);  // Tail: footer, index, meta.
+  for (int i = 0; i < 400; ++i) offsets.push_back(rng() % good.size());
+  size_t opened_count = 0, with_errors = 0;
+  for (size_t offset : offsets) {
+    std::string bad = good;
+    bad[offset] ^= static_cast<char>(1 << (rng() % 8));
+    bool opened;
+    size_t errors;
+    EXPECT_EQ(SilentWrongAnswers(bad, entries, &opened, &errors), 0u)
+        << "flip at offset " << offset << " of " << good.size();
+    opened_count += opened;
+    with_errors += errors > 0;
+  }
+  // Most flips land in data blocks: the table opens, and lookups there fail
+  // loudly with DataLoss.
+  EXPECT_GT(opened_count, offsets.size() / 2);
+  EXPECT_GT(with_errors, 0u);
+}
+
+TEST(TableCorruptionTest, EveryTruncationIsRefusedAtOpen) {
+  const std::vector<Entry> entries = SmallEntries();
+  const std::string good = testing::BuildTable(entries, TableOptions());
+  for (size_t len = 0; len < good.size(); len += 1 + len / 16) {
+    EXPECT_FALSE(Table::Open(NewMemRandomAccessFile(good.substr(0, len))).ok()) << len;
+  }
+  for (size_t len = good.size() - 80; len < good.size(); ++len) {
+    EXPECT_FALSE(Table::Open(NewMemRandomAccessFile(good.substr(0, len))).ok()) << len;
+  }
+}
+
+TEST(TableCorruptionTest, CorruptFilterFailsOpenToMaybeAndSaysWhy) {
+  const std::vector<Entry> entries = SmallEntries();
+  std::string bad = testing::BuildTable(entries, TableOptions());
+  const size_t filter_at = bad.find("LBBF");
+  ASSERT_NE(filter_at, std::string::npos);
+  bad[filter_at + 100] ^= 0x40;  // Inside the filter bits.
+  auto table = Table::Open(NewMemRandomAccessFile(bad));
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_EQ((*table)->filter_status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE((*table)->filter_status().message().find("checksum"), std::string::npos);
+  EXPECT_EQ((*table)->whole_key_filter(), nullptr);
+  EXPECT_TRUE((*table)->KeyMayMatch("anything"));
+  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+}
+
+TEST(TableCorruptionTest, CorruptDataBlockIsADataLossErrorForItsKeys) {
+  const std::vector<Entry> entries = SmallEntries();
+  std::string bad = testing::BuildTable(entries, TableOptions());
+  bad[10] ^= 0x01;  // The first data block.
+  auto table = Table::Open(NewMemRandomAccessFile(bad));
+  ASSERT_TRUE(table.ok());
+  absl::StatusOr<LookupResult> got = (*table)->Get(entries[0].key);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(got.status().message().find("data block"), std::string::npos);
+  // Keys in later blocks still answer.
+  absl::StatusOr<LookupResult> last = (*table)->Get(entries.back().key);
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(last->kind, testing::ModelGet(entries, entries.back().key).kind);
+  // And the iterator stops with the error instead of skipping the block.
+  auto it = (*table)->NewIterator();
+  it->SeekToFirst();
+  EXPECT_FALSE(it->Valid());
+  EXPECT_EQ(it->status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(TableCorruptionTest, GarbageIsNotATable) {
+  std::mt19937_64 rng(3);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::string garbage(rng() % 5000, '\0');
+    for (char& c : garbage) c = static_cast<char>(rng());
+    EXPECT_FALSE(Table::Open(NewMemRandomAccessFile(garbage)).ok());
+  }
+}
+
+}  // namespace
+}  // namespace lsmbloom

@@ -1,0 +1,136 @@
+// Point lookups across the tables of an LSM tree.
+//
+// A TableSet holds the current version: level 0 files, which may overlap
+// and are searched newest first, and levels 1 and up, whose files do not
+// overlap and are kept in key order, so each level has at most one
+// candidate file (found by binary search). A lookup hashes the key once,
+// skips files whose key range excludes it without touching their filter,
+// skips files whose filter rules it out without touching their index or
+// data, and stops at the newest entry for the key (a tombstone answers
+// "not found").
+//
+// Flushes and compactions change the set with Apply(); every lookup sees
+// one consistent version, and a table removed from the set is freed when
+// the last lookup using it finishes. All methods are thread-safe.
+
+#ifndef LSMBLOOM_LOOKUP_H_
+#define LSMBLOOM_LOOKUP_H_
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "lsmbloom/table.h"
+
+namespace lsmbloom {
+
+inline constexpr int kNumLevels = 7;
+
+struct LookupOptions {
+  // Consult filters at all (off: for measuring what they save).
+  bool use_filters = true;
+  // Skip the last non-empty level's filters, where most lookups that get
+  // that far find their key (RocksDB's optimize_filters_for_hits).
+  bool skip_last_level_filters = false;
+};
+
+// One file in the set. file_number orders level 0: higher is newer.
+struct TableFile {
+  int level = 0;
+  uint64_t file_number = 0;
+  std::shared_ptr<const Table> table;
+};
+
+// Files to add and remove in one atomic step.
+struct VersionEdit {
+  std::vector<TableFile> added;
+  struct Removed {
+    int level;
+    uint64_t file_number;
+  };
+  std::vector<Removed> removed;
+};
+
+struct LevelStats {
+  uint64_t files = 0;
+  uint64_t filter_bytes = 0;
+  uint64_t filters_checked = 0;
+  uint64_t filters_ruled_out = 0;
+  uint64_t filters_positive = 0;
+  uint64_t filters_true_positive = 0;
+  uint64_t data_block_reads = 0;
+  // Mean of the files' predicted FPR (0 without filters).
+  double predicted_fpr = 0;
+  // False positives among filter checks of keys the file did not have.
+  double observed_fpr() const {
+    const uint64_t negatives = filters_checked - filters_true_positive;
+    return negatives == 0 ? 0.0
+                          : static_cast<double>(filters_positive - filters_true_positive) /
+                                negatives;
+  }
+};
+
+struct LookupStats {
+  std::array<LevelStats, kNumLevels> levels;
+  uint64_t lookups = 0;
+  uint64_t total_filter_bytes = 0;
+};
+
+class TableSet {
+ public:
+  explicit TableSet(const LookupOptions& options = LookupOptions());
+  ~TableSet();
+  TableSet(const TableSet&) = delete;
+  TableSet& operator=(const TableSet&) = delete;
+
+  // Applies `edit` atomically. InvalidArgument (and no change) if a level is
+  // out of range, a removed file is not there, or files of a level >= 1
+  // would overlap.
+  absl::Status Apply(const VersionEdit& edit);
+
+  // The newest entry for `key` across all files.
+  absl::StatusOr<LookupResult> Get(std::string_view key) const;
+
+  // Get for each key: hashes all keys once, probes each file's filter for
+  // the whole batch (SIMD, prefetching) and reads data blocks only for the
+  // keys that survive. results[i] answers keys[i].
+  std::vector<absl::StatusOr<LookupResult>> MultiGet(
+      absl::Span<const std::string_view> keys) const;
+
+  // Counters since construction (or ResetStats), plus the current files.
+  LookupStats stats() const;
+  void ResetStats();
+
+  // The files of the current version, per level, in search order.
+  std::vector<std::vector<TableFile>> files() const;
+
+ private:
+  struct Version;
+  struct LevelCounters {
+    std::atomic<uint64_t> checked{0}, ruled_out{0}, positive{0}, true_positive{0},
+        data_block_reads{0};
+  };
+
+  std::shared_ptr<const Version> current() const;
+  // Looks `key` up in one file; returns true when the search can stop.
+  bool SearchFile(const TableFile& file, std::string_view key, uint64_t hash,
+                  bool filter_allowed, absl::StatusOr<LookupResult>* result) const;
+
+  LookupOptions options_;
+  mutable std::mutex mu_;  // Guards current_ (the pointer, not the version).
+  std::shared_ptr<const Version> current_;
+  mutable std::array<LevelCounters, kNumLevels> counters_;
+  mutable std::atomic<uint64_t> lookups_{0};
+};
+
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_LOOKUP_H_

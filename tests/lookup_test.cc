@@ -1,0 +1,305 @@
+// Lookups across levels: versions, tombstones, boundaries, batches, threads.
+
+#include "lsmbloom/lookup.h"
+
+#include <atomic>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "tests/table_testutil.h"
+
+namespace lsmbloom {
+namespace {
+
+using testing::Entry;
+using Kind = LookupResult::Kind;
+
+std::shared_ptr<const Table> MakeTable(std::vector<Entry> entries,
+                                       const TableOptions& options = TableOptions()) {
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.key != b.key ? a.key < b.key : a.seq > b.seq;
+  });
+  auto table = Table::Open(NewMemRandomAccessFile(testing::BuildTable(entries, options)));
+  EXPECT_TRUE(table.ok()) << table.status();
+  return std::shared_ptr<const Table>(std::move(*table));
+}
+
+Entry Put(const std::string& key, uint64_t seq, const std::string& value) {
+  return Entry{key, seq, EntryType::kValue, value};
+}
+Entry Del(const std::string& key, uint64_t seq) {
+  return Entry{key, seq, EntryType::kDeletion, ""};
+}
+
+// A model LSM: files laid out by level, plus the truth for each key.
+struct Lsm {
+  TableSet set;
+  std::map<std::string, Entry> truth;  // Newest entry per key.
+  uint64_t next_file = 1;
+
+  explicit Lsm(const LookupOptions& options = LookupOptions()) : set(options) {}
+
+  void AddFile(int level, std::vector<Entry> entries,
+               const TableOptions& options = TableOptions()) {
+    for (const Entry& e : entries) {
+      auto it = truth.find(e.key);
+      if (it == truth.end() || it->second.seq < e.seq) truth[e.key] = e;
+    }
+    VersionEdit edit;
+    edit.added.push_back({level, next_file++, MakeTable(std::move(entries), options)});
+    ASSERT_TRUE(set.Apply(edit).ok());
+  }
+
+  LookupResult Expected(const std::string& key) const {
+    LookupResult r;
+    auto it = truth.find(key);
+    if (it == truth.end()) return r;
+    r.sequence = it->second.seq;
+    r.kind = it->second.type == EntryType::kDeletion ? Kind::kDeleted : Kind::kFound;
+    r.value = it->second.value;
+    return r;
+  }
+};
+
+void ExpectAnswer(const TableSet& set, const std::string& key, Kind kind,
+                  const std::string& value = "") {
+  absl::StatusOr<LookupResult> got = set.Get(key);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->kind, kind) << key;
+  if (kind == Kind::kFound) EXPECT_EQ(got->value, value) << key;
+}
+
+TEST(LookupTest, NewestVersionWinsAcrossOverlappingL0AndLevels) {
+  Lsm lsm;
+  lsm.AddFile(2, {Put("a", 1, "a-old"), Put("m", 2, "m-old"), Put("z", 3, "z-old")});
+  lsm.AddFile(1, {Put("m", 10, "m-mid")});
+  lsm.AddFile(0, {Put("a", 20, "a-l0-older"), Put("q", 21, "q")});
+  lsm.AddFile(0, {Put("a", 30, "a-newest")});  // Newer file, overlapping.
+  ExpectAnswer(lsm.set, "a", Kind::kFound, "a-newest");
+  ExpectAnswer(lsm.set, "m", Kind::kFound, "m-mid");
+  ExpectAnswer(lsm.set, "z", Kind::kFound, "z-old");
+  ExpectAnswer(lsm.set, "q", Kind::kFound, "q");
+  ExpectAnswer(lsm.set, "b", Kind::kNotFound);
+}
+
+TEST(LookupTest, TombstonesHideOlderValues) {
+  Lsm lsm;
+  lsm.AddFile(3, {Put("k", 1, "v1"), Put("x", 2, "x")});
+  lsm.AddFile(1, {Del("k", 5)});
+  ExpectAnswer(lsm.set, "k", Kind::kDeleted);
+  lsm.AddFile(0, {Put("k", 9, "v2")});  // Re-put after the delete.
+  ExpectAnswer(lsm.set, "k", Kind::kFound, "v2");
+  lsm.AddFile(0, {Del("x", 12)});
+  ExpectAnswer(lsm.set, "x", Kind::kDeleted);
+}
+
+TEST(LookupTest, KeysAtFileBoundariesAndEmptyLevels) {
+  Lsm lsm;
+  // Level 1 empty; level 2 has three adjacent files.
+  lsm.AddFile(2, {Put("b", 1, "b"), Put("d", 1, "d")});
+  lsm.AddFile(2, {Put("e", 1, "e"), Put("g", 1, "g")});
+  lsm.AddFile(2, {Put("h", 1, "h"), Put("j", 1, "j")});
+  for (const char* k : {"b", "d", "e", "g", "h", "j"}) ExpectAnswer(lsm.set, k, Kind::kFound, k);
+  for (const char* k : {"a", "c", "dd", "f", "i", "k", ""}) ExpectAnswer(lsm.set, k, Kind::kNotFound);
+}
+
+TEST(LookupTest, OverlappingFilesInOneLevelAreRejected) {
+  Lsm lsm;
+  lsm.AddFile(1, {Put("a", 1, "1"), Put("f", 1, "1")});
+  VersionEdit edit;
+  edit.added.push_back({1, 99, MakeTable({Put("c", 2, "2")})});
+  const absl::Status s = lsm.set.Apply(edit);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("overlap"), std::string::npos);
+  ExpectAnswer(lsm.set, "c", Kind::kNotFound);  // The set did not change.
+  VersionEdit bad_remove;
+  bad_remove.removed.push_back({1, 12345});
+  EXPECT_FALSE(lsm.set.Apply(bad_remove).ok());
+}
+
+TEST(LookupTest, UntrustedFilterFileStillAnswersCorrectly) {
+  Lsm lsm;
+  std::vector<Entry> entries;
+  for (int i = 0; i < 2000; ++i) entries.push_back(Put(testing::TableKey(i), 5, "v"));
+  std::string bytes = testing::BuildTable(entries, TableOptions());
+  bytes[bytes.find("LBBF") + 200] ^= 1;  // Corrupt the filter bits.
+  auto table = Table::Open(NewMemRandomAccessFile(bytes));
+  ASSERT_TRUE(table.ok());
+  ASSERT_FALSE((*table)->filter_status().ok());
+  VersionEdit edit;
+  edit.added.push_back({1, 1, std::shared_ptr<const Table>(std::move(*table))});
+  ASSERT_TRUE(lsm.set.Apply(edit).ok());
+  for (int i = 0; i < 2000; ++i) ExpectAnswer(lsm.set, testing::TableKey(i), Kind::kFound, "v");
+  EXPECT_EQ(lsm.set.stats().levels[1].filters_checked, 0u);
+}
+
+// A random LSM: several L0 files, then sorted levels, with overwrites and
+// tombstones, checked against the model.
+void BuildRandomLsm(Lsm& lsm, int keys, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  uint64_t seq = 1;
+  // Level 2: 8 files of consecutive ranges.
+  for (int f = 0; f < 8; ++f) {
+    std::vector<Entry> e;
+    for (int i = f * keys / 8; i < (f + 1) * keys / 8; ++i) {
+      e.push_back(Put(testing::TableKey(i * 2), seq++, "l2-" + std::to_string(i)));
+    }
+    lsm.AddFile(2, e);
+  }
+  // Level 1: 3 files over parts of the range, some overwrites and deletes.
+  for (int f = 0; f < 3; ++f) {
+    std::vector<Entry> e;
+    const int lo = f * keys / 3, hi = lo + keys / 6;
+    for (int i = lo; i < hi; i += 3) {
+      e.push_back(rng() % 4 == 0 ? Del(testing::TableKey(i * 2), seq++)
+                                 : Put(testing::TableKey(i * 2), seq++, "l1-" + std::to_string(i)));
+    }
+    lsm.AddFile(1, e);
+  }
+  // Level 0: 4 overlapping files of random keys.
+  for (int f = 0; f < 4; ++f) {
+    std::map<std::string, Entry> e;
+    for (int i = 0; i < keys / 20; ++i) {
+      const std::string k = testing::TableKey((rng() % keys) * 2);
+      e[k] = rng() % 5 == 0 ? Del(k, seq++) : Put(k, seq++, "l0-" + std::to_string(f));
+    }
+    std::vector<Entry> v;
+    for (auto& [k, x] : e) v.push_back(x);
+    lsm.AddFile(0, v);
+  }
+}
+
+TEST(LookupTest, RandomLsmMatchesModelAndMultiGetMatchesGet) {
+  Lsm lsm;
+  const int keys = 40000;
+  BuildRandomLsm(lsm, keys, 1);
+  std::vector<std::string> probes;
+  for (int i = 0; i < keys * 2 + 10; i += 1) probes.push_back(testing::TableKey(i));  // Odd: absent.
+  size_t wrong = 0;
+  for (const std::string& k : probes) {
+    absl::StatusOr<LookupResult> got = lsm.set.Get(k);
+    ASSERT_TRUE(got.ok());
+    wrong += !testing::SameAsModel(*got, lsm.Expected(k));
+  }
+  EXPECT_EQ(wrong, 0u);
+  for (size_t start = 0; start < probes.size(); start += 777) {
+    std::vector<std::string_view> batch;
+    for (size_t i = start; i < std::min(probes.size(), start + 777); ++i) batch.push_back(probes[i]);
+    auto results = lsm.set.MultiGet(batch);
+    ASSERT_EQ(results.size(), batch.size());
+    for (size_t i = 0; i < batch.size(); ++i) {
+      ASSERT_TRUE(results[i].ok());
+      ASSERT_TRUE(testing::SameAsModel(*results[i], lsm.Expected(std::string(batch[i]))))
+          << batch[i];
+    }
+  }
+}
+
+TEST(LookupTest, CountersShowFiltersSkippingFilesAtAboutThePredictedRate) {
+  Lsm lsm;
+  BuildRandomLsm(lsm, 40000, 2);
+  lsm.set.ResetStats();
+  for (int i = 0; i < 40000; ++i) ASSERT_TRUE(lsm.set.Get(testing::TableKey(i * 2 + 1)).ok());
+  const LookupStats s = lsm.set.stats();
+  EXPECT_EQ(s.lookups, 40000u);
+  for (int level : {0, 1, 2}) {
+    const LevelStats& l = s.levels[level];
+    EXPECT_GT(l.files, 0u);
+    EXPECT_GT(l.filters_checked, 0u) << level;
+    EXPECT_EQ(l.filters_true_positive, 0u);  // Every probe key is absent.
+    EXPECT_EQ(l.data_block_reads, l.filters_positive) << level;
+    // Within 6 sigma of the prediction.
+    const double expect = l.predicted_fpr * l.filters_checked;
+    EXPECT_NEAR(static_cast<double>(l.filters_positive), expect, 6 * std::sqrt(expect) + 2)
+        << "level " << level;
+    EXPECT_GT(l.filter_bytes, 0u);
+  }
+  EXPECT_EQ(s.total_filter_bytes,
+            s.levels[0].filter_bytes + s.levels[1].filter_bytes + s.levels[2].filter_bytes);
+}
+
+TEST(LookupTest, FiltersOffAndLastLevelSkipGiveTheSameAnswers) {
+  LookupOptions off;
+  off.use_filters = false;
+  LookupOptions hits;
+  hits.skip_last_level_filters = true;
+  Lsm a, b(off), c(hits);
+  BuildRandomLsm(a, 10000, 3);
+  BuildRandomLsm(b, 10000, 3);
+  BuildRandomLsm(c, 10000, 3);
+  for (int i = 0; i < 20000; ++i) {
+    const std::string k = testing::TableKey(i);
+    auto x = a.set.Get(k), y = b.set.Get(k), z = c.set.Get(k);
+    ASSERT_TRUE(x.ok() && y.ok() && z.ok());
+    ASSERT_TRUE(testing::SameAsModel(*y, *x) && testing::SameAsModel(*z, *x)) << k;
+  }
+  EXPECT_EQ(b.set.stats().levels[2].filters_checked, 0u);
+  EXPECT_EQ(c.set.stats().levels[2].filters_checked, 0u);
+  EXPECT_GT(c.set.stats().levels[1].filters_checked, 0u);
+}
+
+TEST(LookupTest, ConcurrentReadersWhileFilesAreSwapped) {
+  // Level 1 alternates between one file holding keys [0, n) and two files
+  // holding the same entries split in half: a "compaction" that changes
+  // files but never answers. Readers must always see every key.
+  const int n = 4000;
+  std::vector<Entry> all, lo, hi;
+  for (int i = 0; i < n; ++i) {
+    Entry e = Put(testing::TableKey(i * 2), 7, "v" + std::to_string(i));
+    all.push_back(e);
+    (i < n / 2 ? lo : hi).push_back(e);
+  }
+  TableSet set;
+  VersionEdit init;
+  init.added.push_back({1, 1, MakeTable(all)});
+  ASSERT_TRUE(set.Apply(init).ok());
+  init = VersionEdit();  // The set holds the only reference now.
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> wrong{0}, lookups{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 3; ++t) {
+    readers.emplace_back([&, t] {
+      std::mt19937_64 rng(t);
+      while (!stop.load()) {
+        const int i = rng() % n;
+        auto got = set.Get(testing::TableKey(i * 2));
+        if (!got.ok() || got->kind != Kind::kFound || got->value != "v" + std::to_string(i)) {
+          ++wrong;
+        }
+        auto absent = set.Get(testing::TableKey(i * 2 + 1));
+        if (!absent.ok() || absent->kind != Kind::kNotFound) ++wrong;
+        lookups += 2;
+      }
+    });
+  }
+  uint64_t file = 2;
+  bool split = false;
+  std::weak_ptr<const Table> released;
+  for (int round = 0; round < 200; ++round) {
+    VersionEdit edit;
+    if (!split) {
+      edit.removed.push_back({1, file - 1});
+      edit.added.push_back({1, file, MakeTable(lo)});
+      edit.added.push_back({1, file + 1, MakeTable(hi)});
+      file += 2;
+    } else {
+      edit.removed.push_back({1, file - 2});
+      edit.removed.push_back({1, file - 1});
+      edit.added.push_back({1, file++, MakeTable(all)});
+    }
+    if (round == 0) released = set.files()[1][0].table;
+    ASSERT_TRUE(set.Apply(edit).ok());
+    split = !split;
+  }
+  stop = true;
+  for (auto& r : readers) r.join();
+  EXPECT_EQ(wrong.load(), 0u);
+  EXPECT_GT(lookups.load(), 0u);
+  // The first table was removed 200 versions ago and no reader holds it.
+  EXPECT_TRUE(released.expired());
+}
+
+}  // namespace
+}  // namespace lsmbloom

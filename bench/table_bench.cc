@@ -40,10 +40,6 @@ std::shared_ptr<const FilterPolicy> Policy(int which) {
   }
 }
 
-const char* PolicyLabel(int which) {
-  return which == 0 ? "none" : which == 1 ? "blocked" : "classic";
-}
-
 std::string BuildTableBytes(size_t n, int policy) {
   TableOptions options;
   options.filter_policy = Policy(policy);
@@ -64,21 +60,22 @@ const Table& CachedTable(size_t n, int policy) {
   return *t;
 }
 
-void BM_TableBuild(benchmark::State& state) {
+// Policies by the implementation name the report groups by.
+constexpr int kNoFilter = 0, kBlocked = 1, kClassic = 2;
+
+void TableBuild(benchmark::State& state, int policy) {
   const size_t n = state.range(0);
-  const int policy = state.range(1);
   SortedKeys(n);
   size_t bytes = 0;
   for (auto _ : state) bytes = BuildTableBytes(n, policy).size();
   state.SetItemsProcessed(state.iterations() * n);
   state.SetBytesProcessed(state.iterations() * n * (kKeyBytes + kValueBytes));
   state.counters["file_bytes"] = bytes;
-  state.SetLabel(PolicyLabel(policy));
 }
 
-void RunGets(benchmark::State& state, bool present) {
+void RunGets(benchmark::State& state, int policy, bool present) {
   const size_t n = state.range(0);
-  const Table& table = CachedTable(n, state.range(1));
+  const Table& table = CachedTable(n, policy);
   const std::vector<std::string>& keys = SortedKeys(n);
   const KeySet& absent = Keys(2, 1 << 16);
   size_t i = 0, found = 0;
@@ -91,24 +88,40 @@ void RunGets(benchmark::State& state, bool present) {
   }
   benchmark::DoNotOptimize(found);
   state.SetItemsProcessed(state.iterations());
-  state.SetLabel(PolicyLabel(state.range(1)));
 }
 
-void BM_TableGetPresent(benchmark::State& state) { RunGets(state, true); }
-void BM_TableGetAbsent(benchmark::State& state) { RunGets(state, false); }
-
-void Args(benchmark::internal::Benchmark* b) {
-  for (int64_t n : KeyCounts({100000, 1000000})) {
-    for (int policy : {0, 1, 2}) b->Args({n, policy});
+void RegisterAll() {
+  const std::vector<int64_t> sizes = KeyCounts({100000, 1000000});
+  const std::pair<const char*, int> impls[] = {
+      {"NoFilter", kNoFilter}, {"Lsmbloom", kBlocked}, {"ClassicBloom", kClassic}};
+  for (const auto& [name, policy] : impls) {
+    const int p = policy;
+    auto* build = benchmark::RegisterBenchmark(
+        (std::string("BM_TableBuild_") + name).c_str(),
+        [p](benchmark::State& s) { TableBuild(s, p); });
+    auto* present = benchmark::RegisterBenchmark(
+        (std::string("BM_TableGetPresent_") + name).c_str(),
+        [p](benchmark::State& s) { RunGets(s, p, true); });
+    auto* absent = benchmark::RegisterBenchmark(
+        (std::string("BM_TableGetAbsent_") + name).c_str(),
+        [p](benchmark::State& s) { RunGets(s, p, false); });
+    build->Unit(benchmark::kMillisecond);
+    for (int64_t n : sizes) {
+      build->Arg(n);
+      present->Arg(n);
+      absent->Arg(n);
+    }
   }
 }
-
-BENCHMARK(BM_TableBuild)->Apply(Args)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_TableGetPresent)->Apply(Args);
-BENCHMARK(BM_TableGetAbsent)->Apply(Args);
 
 }  // namespace
 }  // namespace bench
 }  // namespace lsmbloom
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  lsmbloom::bench::RegisterAll();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,534 @@
+#!/usr/bin/python3
+"""Benchmark report for lsmbloom: Google Benchmark JSON in, Markdown + PNG out.
+
+Usage: make_report.py --out DIR [--command "..."] RAW.json [RAW2.json ...]
+
+Benchmark names follow BM_<Measure>_<Impl>[/simd:<target>]/<args>, e.g.
+BM_QueryAbsentBatch_Lsmbloom/1000000/32. DIR/REPORT.md contains:
+  * a header: the machine (host, CPUs, MHz, caches) from each file's context,
+    the Google Benchmark library's build type, custom context keys such as
+    lsmbloom_simd, the dates of the runs and the command that made them;
+  * one table per measure: rows are the arguments (n, batch; bits/key for
+    Fpr), columns the implementations, cells ns/key = 1e9 / items_per_second
+    (3 significant digits), ratio columns <Impl> / Lsmbloom from the same run,
+    and the counters bits_per_key, fpr and the model FPRs where present;
+  * a table of the per-SIMD-target runs (.../simd:<target>/...);
+  * plots: ns/key vs n (queries, lookups, builds; log-x, with the L1d/L2/L3
+    sizes marked as keys at 10 bits/key), ns/key per SIMD target, and
+    measured vs modelled FPR against bits/key when BM_Fpr_* runs exist;
+  * the benchmarks that reported an error (listed, never plotted).
+With --benchmark_repetitions the "median" aggregate rows are used; without,
+the median of the plain rows of the same name.
+"""
+
+import argparse
+import collections
+import datetime
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import (  # noqa: E402
+    FormatStrFormatter, LogLocator, NullFormatter)
+
+BASELINE = "Lsmbloom"
+MODEL_COUNTERS = ("fpr_model", "fpr_standard", "fpr_mean_fill")
+SHOWN_COUNTERS = ("bits_per_key", "fpr") + MODEL_COUNTERS
+PLOT_NAMES = re.compile(r"(.+_vs_n|simd_targets|fpr_vs_bits)\.png$")
+# Fields of a benchmark entry that are not user counters.
+NOT_COUNTERS = {
+    "family_index", "per_family_instance_index", "repetitions",
+    "repetition_index", "threads", "iterations", "real_time", "cpu_time",
+    "items_per_second", "bytes_per_second",
+}
+# Context keys shown in the machine table; the rest are custom keys.
+MACHINE_KEYS = {
+    "date", "host_name", "executable", "num_cpus", "mhz_per_cpu",
+    "cpu_scaling_enabled", "caches", "load_avg", "library_build_type",
+    "json_schema_version", "library_version",
+}
+
+Run = collections.namedtuple(
+    "Run", "measure impl target args ns counters reps source")
+
+
+# ---- Reading ----------------------------------------------------------------
+
+def parse_name(name):
+    """BM_<Measure>_<Impl>[/simd:t][/tag]/<args> -> (measure, impl, target, args)."""
+    base, *parts = name.split("/")
+    body = base[3:] if base.startswith("BM_") else base
+    measure, _, impl = body.rpartition("_")
+    if not measure:
+        measure, impl = body, "-"
+    target, args, tags = None, [], []
+    for p in parts:
+        if p.startswith("simd:"):
+            target = p[5:]
+        elif re.fullmatch(r"-?\d+", p):
+            args.append(int(p))
+        else:
+            tags.append(p)  # threads:2, real_time, ...: kept in the impl label
+    if tags:
+        impl = impl + " " + ",".join(tags)
+    return measure, impl, target, tuple(args)
+
+
+def median_of(entries, key):
+    values = [e[key] for e in entries
+              if isinstance(e.get(key), (int, float)) and math.isfinite(e[key])]
+    return statistics.median(values) if values else None
+
+
+def make_run(run_name, entries, source):
+    measure, impl, target, args = parse_name(run_name)
+    if impl == "-" and entries[0].get("label"):
+        impl = str(entries[0]["label"])  # a name without _<Impl>: SetLabel's
+    ips = median_of(entries, "items_per_second")
+    ns = 1e9 / ips if ips else None
+    keys = {k for e in entries for k, v in e.items()
+            if k not in NOT_COUNTERS and isinstance(v, (int, float))
+            and not isinstance(v, bool)}
+    counters = {k: median_of(entries, k) for k in keys}
+    reps = max(e.get("repetitions", 1) or 1 for e in entries)
+    return Run(measure, impl, target, args, ns, counters, reps, source)
+
+
+def load(paths):
+    """Returns (contexts [(file, ctx)], runs, errors [(file, name, msg)], notes)."""
+    contexts, runs, errors, notes = [], [], [], []
+    for path in paths:
+        source = os.path.basename(path)
+        try:
+            with open(path) as f:
+                data = json.load(f)
+        except (OSError, ValueError) as e:
+            notes.append(f"`{source}` could not be read and was skipped: {e}")
+            continue
+        if not isinstance(data, dict):
+            notes.append(f"`{source}` is not Google Benchmark JSON; skipped.")
+            continue
+        ctx = data.get("context")
+        contexts.append((source, ctx if isinstance(ctx, dict) else {}))
+        medians = collections.defaultdict(list)
+        plain = collections.defaultdict(list)
+        for b in data.get("benchmarks") or []:
+            if not isinstance(b, dict):
+                continue
+            name = b.get("name", "?")
+            run_name = b.get("run_name") or re.sub(
+                r"_(mean|median|stddev|cv)$", "", name)
+            if b.get("error_occurred") or b.get("skipped"):
+                msg = b.get("error_message") or b.get("skip_message") or ""
+                errors.append((source, name, msg))
+            elif b.get("run_type") == "aggregate":
+                if b.get("aggregate_name") == "median":
+                    medians[run_name].append(b)
+            else:
+                plain[run_name].append(b)
+        for run_name in list(dict.fromkeys(list(plain) + list(medians))):
+            entries = medians.get(run_name) or plain[run_name]
+            runs.append(make_run(run_name, entries, source))
+    # One line per failing benchmark, not per repetition.
+    return contexts, runs, list(dict.fromkeys(errors)), notes
+
+
+def dedupe(runs, notes):
+    """Keeps the last run of each (measure, impl, target, args)."""
+    seen, clashes = {}, collections.Counter()
+    for r in runs:
+        key = (r.measure, r.impl, r.target, r.args)
+        if key in seen:
+            clashes[(seen[key].source, r.source)] += 1
+        seen[key] = r
+    for (first, later), count in clashes.items():
+        notes.append(f"{count} benchmark(s) appear in both `{first}` and "
+                     f"`{later}`; those of `{later}` are used.")
+    return list(seen.values())
+
+
+# ---- Formatting -------------------------------------------------------------
+
+def sig3(x):
+    if x is None or not math.isfinite(x):
+        return "—"
+    s = f"{x:#.3g}"
+    return f"{float(s):.0f}" if "e+" in s else s.rstrip(".")
+
+
+def fmt_counter(name, v):
+    if v is None:
+        return "—"
+    return sig3(100 * v) + "%" if name.startswith("fpr") else sig3(v)
+
+
+def human_bytes(n):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:g} {unit}"
+        n /= 1024
+
+
+def human_count(n):
+    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if n >= div:
+            return f"{n / div:.3g}{suffix}"
+    return f"{n:.3g}"
+
+
+def arg_columns(measure, count):
+    """[(header, formatter)] for a measure's numeric arguments."""
+    if measure == "Fpr":
+        cols = [("bits/key", lambda v: sig3(v / 1000))]
+    else:
+        cols = [("n", lambda v: f"{v:,}"), ("batch", str)]
+    cols += [(f"arg{i + 1}", str) for i in range(len(cols), count)]
+    return cols[:count]
+
+
+def ordered_impls(runs):
+    impls = list(dict.fromkeys(r.impl for r in runs))
+    return sorted(impls, key=lambda i: (i != BASELINE, impls.index(i)))
+
+
+def md_table(header, rows):
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |"
+              for row in rows]
+    return "\n".join(lines)
+
+
+def cache_marks(contexts):
+    """[(label, bytes, keys at 10 bits/key)] for L1d, L2, L3 of the first context."""
+    for _, ctx in contexts:
+        marks = []
+        for c in ctx.get("caches") or []:
+            level, size = c.get("level"), c.get("size")
+            if not size or c.get("type") == "Instruction" or level not in (1, 2, 3):
+                continue
+            label = "L1d" if level == 1 else f"L{level}"
+            marks.append((label, size, size * 8 / 10))
+        if marks:
+            return sorted(marks, key=lambda m: m[1])
+    return []
+
+
+# ---- Report sections --------------------------------------------------------
+
+def header_section(contexts, command):
+    now = datetime.datetime.now(datetime.timezone.utc)
+    out = ["# lsmbloom benchmark report", "",
+           f"Generated {now:%Y-%m-%d %H:%M} UTC by `bench/report/make_report.py`."]
+    if command:
+        out.append(f"Command: `{command}`")
+    out.append("")
+    if not contexts:
+        return out + ["No readable benchmark output.", ""]
+    ctx = contexts[0][1]
+    caches = []
+    for c in ctx.get("caches") or []:
+        kind = {"Data": "d", "Instruction": "i"}.get(c.get("type"), "")
+        share = c.get("num_sharing", 1) or 1
+        caches.append(f"L{c.get('level', '?')}{kind} {human_bytes(c.get('size', 0))}"
+                      + (f" (shared by {share})" if share > 1 else ""))
+    cpus = f"{ctx.get('num_cpus', '?')} × {ctx.get('mhz_per_cpu', '?')} MHz"
+    if "cpu_scaling_enabled" in ctx:
+        cpus += f", frequency scaling {'on' if ctx['cpu_scaling_enabled'] else 'off'}"
+    machine = [("host", ctx.get("host_name", "?")), ("CPUs", cpus),
+               ("caches", ", ".join(caches) or "?")]
+    if ctx.get("load_avg"):
+        machine.append(("load average at start",
+                        ", ".join(f"{x:.2f}" for x in ctx["load_avg"])))
+    out += ["## Machine", "", md_table(["", ""], machine), ""]
+    rows = []
+    for source, c in contexts:
+        custom = ", ".join(f"{k}={v}" for k, v in c.items() if k not in MACHINE_KEYS)
+        rows.append([f"`{source}`", os.path.basename(str(c.get("executable", "?"))),
+                     str(c.get("date", "?")), str(c.get("library_build_type", "?")),
+                     custom or "—"])
+    out += ["## Runs", "",
+            md_table(["file", "binary", "date", "benchmark library build",
+                      "custom context"], rows), "",
+            "\"benchmark library build\" is that of Google Benchmark itself "
+            "(Debian's package), not of lsmbloom.", ""]
+    return out
+
+
+def measure_section(measure, runs):
+    impls = ordered_impls(runs)
+    nargs = max(len(r.args) for r in runs)
+    cols = arg_columns(measure, nargs)
+    by_key = {(r.args, r.impl): r for r in runs}
+    arg_rows = sorted({r.args for r in runs})
+    timed = any(r.ns is not None for r in runs)
+    others = [i for i in impls if i != BASELINE] if BASELINE in impls else []
+    ratios = [o for o in others if any(
+        by_key.get((a, o)) and by_key.get((a, BASELINE))
+        and by_key[(a, o)].ns and by_key[(a, BASELINE)].ns for a in arg_rows)]
+    counters = [(c, i) for c in SHOWN_COUNTERS for i in impls
+                if any(c in r.counters for r in runs if r.impl == i)]
+
+    header = [h for h, _ in cols]
+    if timed:
+        header += [f"{i} ns/key" for i in impls]
+        header += [f"{o} / {BASELINE}" for o in ratios]
+    header += [f"{c} {i}" for c, i in counters]
+    if len(header) == len(cols):
+        return [f"### {measure}", "", "No timing or counters reported.", ""]
+    if not cols:
+        header.insert(0, "args")
+    rows = []
+    for a in arg_rows:
+        row = [fmt(v) for (_, fmt), v in zip(cols, a)] + [""] * (nargs - len(a))
+        row = row or ["—"]
+        cell = lambda i: by_key.get((a, i))  # noqa: E731
+        if timed:
+            row += [sig3(cell(i).ns) if cell(i) else "—" for i in impls]
+            for o in ratios:
+                mine, theirs = cell(BASELINE), cell(o)
+                ok = mine and theirs and mine.ns and theirs.ns
+                row.append(sig3(theirs.ns / mine.ns) if ok else "—")
+        row += [fmt_counter(c, cell(i).counters.get(c)) if cell(i) else "—"
+                for c, i in counters]
+        rows.append(row)
+    return [f"### {measure}", "", md_table(header, rows), ""]
+
+
+def simd_section(runs, contexts, plot):
+    targets = list(dict.fromkeys(r.target for r in runs))
+    cells = collections.OrderedDict()
+    for r in runs:
+        if r.ns is not None:
+            cells.setdefault((r.measure, r.impl, r.args), {})[r.target] = r.ns
+    if not cells:
+        return []
+    header = ["measure", "args"] + [f"{t} ns/key" for t in targets]
+    has_scalar = "scalar" in targets and len(targets) > 1
+    if has_scalar:
+        header.append("scalar / fastest")
+    rows = []
+    for (measure, impl, args), by_t in cells.items():
+        row = [f"{measure} {impl}", " ".join(
+            f"{h}={fmt(v)}" for (h, fmt), v in zip(arg_columns(measure, len(args)), args))]
+        row += [sig3(by_t.get(t)) for t in targets]
+        if has_scalar:
+            timed = [v for v in by_t.values() if v]
+            scalar = by_t.get("scalar")
+            row.append(sig3(scalar / min(timed)) if scalar and timed else "—")
+        rows.append(row)
+    active = [c["lsmbloom_simd"] for _, c in contexts if "lsmbloom_simd" in c]
+    out = ["## Per SIMD target", ""]
+    if active:
+        out += [f"The unsuffixed runs above used target `{active[0]}`.", ""]
+    out += [md_table(header, rows), ""]
+    if plot:
+        out += [f"![ns/key per SIMD target]({plot})", ""]
+    return out
+
+
+# ---- Plots ------------------------------------------------------------------
+
+def series_label(r, with_n=False):
+    """'<Measure> <Impl> [n=..] [batch=..]': the first argument only if with_n."""
+    cols = arg_columns(r.measure, len(r.args))
+    parts = [f"{h}={human_count(v) if h == 'n' else fmt(v)}"
+             for (h, fmt), v in zip(cols, r.args)][0 if with_n else 1:]
+    return " ".join([r.measure, r.impl] + parts)
+
+
+def plot_vs_n(runs, title, marks, path):
+    series = collections.OrderedDict()
+    for r in sorted(runs, key=lambda r: r.impl != BASELINE):  # stable
+        if r.ns is not None and r.args:
+            series.setdefault(series_label(r), []).append((r.args[0], r.ns))
+    if not series:
+        return False
+    ys_all = [p for pts in series.values() for p in pts]
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    colors = plt.get_cmap("tab10" if len(series) <= 10 else "tab20").colors
+    for k, (label, pts) in enumerate(series.items()):
+        xs, ys = zip(*sorted(pts))
+        ax.plot(xs, ys, marker="o" if BASELINE in label else "s", label=label,
+                color=colors[k % len(colors)])
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    lo, hi = min(y for _, y in ys_all), max(y for _, y in ys_all)
+    ax.set_ylim(min(lo, hi / 10) / 1.2, hi * 1.2)  # a decade at least: no zoom-in
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    for label, size, keys in marks:
+        ax.axvline(keys, color="grey", linestyle="--", linewidth=1)
+        ax.text(keys, 1.01, f"{label} {human_bytes(size)}\n{human_count(keys)} keys",
+                transform=ax.get_xaxis_transform(), fontsize=8, color="dimgrey",
+                va="bottom", ha="center")
+    ax.set_xlabel("n (keys)" + ("; dashed: cache sizes as keys at 10 bits/key"
+                                if marks else ""))
+    ax.set_ylabel("ns/key (log)")
+    ax.set_title(title, pad=30 if marks else 6)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return True
+
+
+def plot_simd(runs, path):
+    targets = list(dict.fromkeys(r.target for r in runs))
+    groups = collections.OrderedDict()
+    for r in runs:
+        if r.ns is not None:
+            groups.setdefault(series_label(r, with_n=True), {})[r.target] = r.ns
+    if not groups:
+        return False
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(targets) + 3), 5))
+    width = 0.8 / len(groups)
+    for k, (label, by_t) in enumerate(groups.items()):
+        xs = [t + (k - (len(groups) - 1) / 2) * width for t in range(len(targets))]
+        ys = [by_t.get(t, 0) for t in targets]
+        bars = ax.bar(xs, ys, width, label=label)
+        ax.bar_label(bars, labels=[sig3(by_t.get(t)) if t in by_t else ""
+                                   for t in targets], fontsize=7)
+    ax.set_xticks(range(len(targets)))
+    ax.set_xticklabels(targets)
+    ax.set_ylabel("ns/key (lower is better)")
+    ax.set_title("Per SIMD target")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.08),
+              ncol=min(3, len(groups)))
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return True
+
+
+def plot_fpr(runs, path):
+    impls = ordered_impls(runs)
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    drawn = False
+    for k, impl in enumerate(impls):
+        color = plt.get_cmap("tab10").colors[k % 10]
+        rs = sorted((r for r in runs if r.impl == impl),
+                    key=lambda r: r.args[:1])
+        x = lambda r: r.counters.get("bits_per_key") or (  # noqa: E731
+            r.args[0] / 1000 if r.args else None)
+        pts = [(x(r), r.counters.get("fpr")) for r in rs]
+        pts = [(a, b) for a, b in pts if a and b and b > 0]
+        if pts:
+            ax.plot(*zip(*pts), "os^Dv"[k % 5], color=color, label=f"{impl} measured")
+            drawn = True
+        for model, style in zip(MODEL_COUNTERS, ("-", "--", ":")):
+            curve = sorted((x(r), r.counters.get(model)) for r in rs
+                           if x(r) and (r.counters.get(model) or 0) > 0)
+            if curve:
+                ax.plot(*zip(*curve), style, color=color, label=f"{impl} {model}")
+                drawn = True
+    if drawn:
+        ax.set_yscale("log")
+        ax.set_xlabel("bits/key")
+        ax.set_ylabel("false-positive rate (log)")
+        ax.set_title("FPR vs bits/key: measured points, model curves")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return drawn
+
+
+# ---- Main -------------------------------------------------------------------
+
+def family(measure):
+    """Measures drawn in one plot: Query* (filters), *Get* (lookups), else itself."""
+    if measure.startswith("Query"):
+        return "Query"
+    return "Get" if "Get" in measure else measure
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True, help="directory for REPORT.md and PNGs")
+    ap.add_argument("--command", help="command line shown in the report header")
+    ap.add_argument("raw", nargs="+", help="Google Benchmark JSON files")
+    opts = ap.parse_args(argv)
+    os.makedirs(opts.out, exist_ok=True)
+
+    contexts, runs, errors, notes = load(opts.raw)
+    runs = dedupe(runs, notes)
+    plain = [r for r in runs if r.target is None]
+    per_target = [r for r in runs if r.target is not None]
+    marks = cache_marks(contexts)
+    written = set()
+
+    def save(name, ok):
+        if ok:
+            written.add(name)
+        return ok
+
+    md = header_section(contexts, opts.command)
+    measures = list(dict.fromkeys(r.measure for r in plain))
+    if measures:
+        reps = sorted({r.reps for r in plain})
+        if reps == [1]:
+            how = "Values are from a single run (no repetitions)."
+        elif len(reps) == 1:
+            how = f"Values are medians of {reps[0]} repetitions."
+        else:
+            how = f"Values are medians of {reps[0]} to {reps[-1]} repetitions."
+        md += ["## Results", "",
+               "ns/key = 1e9 / items_per_second. "
+               f"`<Impl> / {BASELINE}` > 1 means {BASELINE} is faster. "
+               "fpr is measured on absent keys. " + how, ""]
+        for m in measures:
+            md += measure_section(m, [r for r in plain if r.measure == m])
+
+    if per_target:
+        ok = save("simd_targets.png",
+                  plot_simd(per_target, os.path.join(opts.out, "simd_targets.png")))
+        md += simd_section(per_target, contexts, "simd_targets.png" if ok else None)
+
+    plots = []
+    families = list(dict.fromkeys(family(m) for m in measures if m != "Fpr"))
+    for fam in families:
+        name = f"{fam.lower()}_vs_n.png"
+        title = {"Query": "Filter queries", "Get": "Lookups"}.get(fam, fam)
+        fam_runs = [r for r in plain if r.measure != "Fpr" and family(r.measure) == fam]
+        if save(name, plot_vs_n(fam_runs, f"{title}: ns/key vs n", marks,
+                                os.path.join(opts.out, name))):
+            plots.append((f"{title}: ns/key vs n", name))
+    fpr_runs = [r for r in plain if r.measure == "Fpr"]
+    if fpr_runs and save("fpr_vs_bits.png",
+                         plot_fpr(fpr_runs, os.path.join(opts.out, "fpr_vs_bits.png"))):
+        plots.append(("FPR vs bits/key", "fpr_vs_bits.png"))
+    if plots:
+        md += ["## Plots", ""]
+        for title, name in plots:
+            md += [f"### {title}", "", f"![{title}]({name})", ""]
+
+    if errors:
+        md += ["## Errors", "", "These benchmarks reported an error and are "
+               "not in the tables or plots.", "",
+               md_table(["file", "benchmark", "message"],
+                        [[f"`{s}`", f"`{n}`", m or "—"] for s, n, m in errors]), ""]
+    if notes:
+        md += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
+
+    # Plots of an earlier report that this data no longer produces would mislead.
+    for f in os.listdir(opts.out):
+        if PLOT_NAMES.match(f) and f not in written:
+            os.remove(os.path.join(opts.out, f))
+    with open(os.path.join(opts.out, "REPORT.md"), "w") as f:
+        f.write("\n".join(md).rstrip() + "\n")
+    print(f"make_report: wrote {os.path.join(opts.out, 'REPORT.md')} and "
+          f"{len(written)} plot(s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Builds the benchmarks, runs every benchmark binary in bazel-bin/bench/, and
+# writes DIR/raw/<binary>.json plus DIR/REPORT.md and its plots.
+set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+usage: tools/run_bench.sh [--quick] [--out DIR]
+
+Runs tools/setup.sh (if present), `bazel build //bench:all`, then each
+benchmark binary bazel-bin/bench/*_bench, and writes
+  DIR/raw/<binary>.json   Google Benchmark JSON
+  DIR/REPORT.md, *.png    the report (bench/report/make_report.py)
+
+  --quick     n <= 10^6 keys, --benchmark_min_time=0.05, no repetitions
+              (about a minute); the default is 5 repetitions, medians reported
+  --out DIR   output directory (default: bench/report)
+  -h, --help  this text
+EOF
+}
+
+die() { echo "run_bench: $*" >&2; exit 1; }
+bad_usage() { echo "run_bench: $*" >&2; usage >&2; exit 2; }
+
+command_line="tools/run_bench.sh${*:+ $*}"
+quick=0
+out=
+while (($# > 0)); do
+  case "$1" in
+    --quick) quick=1; shift ;;
+    --out)
+      (($# >= 2)) || bad_usage "--out needs a directory"
+      out=$2; shift 2 ;;
+    --out=*) out=${1#--out=}; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) bad_usage "unknown argument: $1" ;;
+  esac
+done
+
+# A given DIR is relative to where the script was called; the default and
+# everything else are relative to the workspace root.
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+[[ -f "$root/WORKSPACE" ]] || die "cannot find the workspace root (no WORKSPACE in $root)"
+out=${out:-$root/bench/report}
+mkdir -p "$out/raw" || die "cannot create $out/raw"
+out=$(cd "$out" && pwd)
+cd "$root"
+
+if [[ -f tools/setup.sh ]]; then
+  bash tools/setup.sh || die "tools/setup.sh failed"
+fi
+command -v bazel >/dev/null || die "bazel not found (tools/setup.sh installs bazel-bootstrap)"
+bazel build //bench:all || die "bazel build //bench:all failed"
+
+flags=(--benchmark_out_format=json)
+if ((quick)); then
+  export LSMBLOOM_BENCH_MAX_KEYS=1000000
+  flags+=(--benchmark_min_time=0.05)
+else
+  flags+=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true)
+fi
+
+raws=()
+for bin in bazel-bin/bench/*_bench; do
+  [[ -f "$bin" && -x "$bin" ]] || continue
+  name=$(basename "$bin")
+  raw="$out/raw/$name.json"
+  echo "run_bench: running $name" >&2
+  "$bin" "--benchmark_out=$raw" "${flags[@]}" || die "$name failed (exit $?)"
+  raws+=("$raw")
+done
+((${#raws[@]} > 0)) || die "no benchmark binaries (*_bench) in bazel-bin/bench/"
+
+/usr/bin/python3 bench/report/make_report.py --out "$out" \
+  --command "$command_line" "${raws[@]}" || die "make_report.py failed"
+echo "run_bench: report in $out/REPORT.md" >&2

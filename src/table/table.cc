@@ -51,6 +51,7 @@ struct Table::Rep {
   std::unique_ptr<Block> index;
   std::map<std::string, std::string> properties;
   uint64_t num_entries = 0;
+  std::string smallest_user_key, largest_user_key;  // Cached: lookups compare often.
 
   absl::Status filter_status = absl::NotFoundError("table has no filter");
   std::unique_ptr<AlignedBytes> filter_copy;  // When the bytes had to move.
@@ -178,6 +179,8 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
   if (!pit.status().ok()) return pit.status();
   rep->num_entries = std::strtoull(rep->properties["lsmbloom.num_entries"].c_str(),
                                    nullptr, 10);
+  rep->smallest_user_key = rep->properties["lsmbloom.smallest_user_key"];
+  rep->largest_user_key = rep->properties["lsmbloom.largest_user_key"];
 
   if (!filter_name.empty()) rep->LoadFilter(filter_name, filter_handle);
   return std::unique_ptr<Table>(new Table(std::move(rep)));
@@ -368,15 +371,8 @@ const std::map<std::string, std::string>& Table::properties() const {
   return rep_->properties;
 }
 
-std::string_view Table::smallest_user_key() const {
-  auto it = rep_->properties.find("lsmbloom.smallest_user_key");
-  return it == rep_->properties.end() ? std::string_view() : it->second;
-}
-
-std::string_view Table::largest_user_key() const {
-  auto it = rep_->properties.find("lsmbloom.largest_user_key");
-  return it == rep_->properties.end() ? std::string_view() : it->second;
-}
+std::string_view Table::smallest_user_key() const { return rep_->smallest_user_key; }
+std::string_view Table::largest_user_key() const { return rep_->largest_user_key; }
 
 uint64_t Table::num_entries() const { return rep_->num_entries; }
 uint64_t Table::file_size() const { return rep_->file->Size(); }

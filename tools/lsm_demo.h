@@ -1,0 +1,27 @@
+// The LSM part of the demo: dozens of table files in several levels, point
+// lookups of present and absent keys, and what the filters saved.
+
+#ifndef LSMBLOOM_TOOLS_LSM_DEMO_H_
+#define LSMBLOOM_TOOLS_LSM_DEMO_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace lsmbloom {
+namespace demo {
+
+struct LsmDemoOptions {
+  uint64_t num_keys = 3000000;  // Distinct keys in the bottom level.
+  uint64_t lookups = 200000;    // Of present keys, and again of absent keys.
+  double bits_per_key = 10.0;
+  std::string dir;  // Where the table files go; a fresh temp dir if empty.
+};
+
+absl::Status RunLsmDemo(const LsmDemoOptions& options);
+
+}  // namespace demo
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_TOOLS_LSM_DEMO_H_

@@ -15,6 +15,7 @@
 #include "lsmbloom/lookup.h"
 #include "lsmbloom/table.h"
 #include "lsmbloom/table_builder.h"
+#include "tools/lsm_fixture.h"
 
 namespace lsmbloom {
 namespace demo {
@@ -22,62 +23,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Key ids: even ids exist, odd ids never do, so absent probes fall inside
-// the files' key ranges and only the filters can rule them out.
-std::string KeyOf(uint64_t id) {
-  char buf[24];
-  std::snprintf(buf, sizeof(buf), "user%012llu", static_cast<unsigned long long>(id));
-  return buf;
-}
-
-struct Layout {
-  int level;
-  int files;
-  double share;  // Fraction of keys with a version in this level.
-};
-
-// Bottom level holds every key; upper levels hold newer versions of a share
-// of them (and some tombstones); level 0's files overlap.
-constexpr Layout kLayout[] = {{3, 24, 1.0}, {2, 12, 0.3}, {1, 6, 0.1}, {0, 6, 0.06}};
-
-struct Progress {
-  uint64_t done = 0, total = 0;
-  Clock::time_point last = Clock::now();
-  void Tick(uint64_t n) {
-    done += n;
-    if (Clock::now() - last > std::chrono::seconds(1) || done == total) {
-      std::fprintf(stderr, "\r  writing tables: %3.0f%%", 100.0 * done / total);
-      if (done == total) std::fprintf(stderr, "\n");
-      last = Clock::now();
-    }
-  }
-};
-
-absl::Status WriteTable(const std::string& path, const TableOptions& options,
-                        const std::vector<uint64_t>& ids, uint64_t seq, int level,
-                        Progress& progress, std::shared_ptr<const Table>* out) {
-  absl::StatusOr<std::unique_ptr<WritableFile>> file = NewPosixWritableFile(path);
-  if (!file.ok()) return file.status();
-  TableBuilder builder(options, std::move(*file));
-  const std::string value(24, static_cast<char>('a' + level));
-  for (uint64_t id : ids) {
-    // One in 16 upper-level entries is a tombstone: a delete of an older key.
-    const bool tombstone = level < 3 && (id / 2) % 16 == 5;
-    absl::Status s = builder.Add(KeyOf(id), seq,
-                                 tombstone ? EntryType::kDeletion : EntryType::kValue,
-                                 tombstone ? "" : value);
-    if (!s.ok()) return s;
-  }
-  absl::Status s = builder.Finish();
-  if (!s.ok()) return s;
-  progress.Tick(ids.size());
-  absl::StatusOr<std::unique_ptr<RandomAccessFile>> readable = OpenPosixFile(path, /*mmap=*/true);
-  if (!readable.ok()) return readable.status();
-  absl::StatusOr<std::unique_ptr<Table>> table = Table::Open(std::move(*readable));
-  if (!table.ok()) return table.status();
-  *out = std::move(*table);
-  return absl::OkStatus();
-}
+using fixture::KeyOf;
 
 double NanosPer(Clock::time_point start, uint64_t n) {
   return std::chrono::duration<double, std::nano>(Clock::now() - start).count() / n;
@@ -141,43 +87,32 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
     return absl::InvalidArgumentError("bad --bits_per_key");
   }
 
-  std::mt19937_64 rng(20261202);
   TableSet with_filters, without_filters(LookupOptions{/*use_filters=*/false, false});
+  const std::vector<fixture::FileSpec> layout = fixture::MakeLayout(n, 20261202);
   VersionEdit edit;
-  Progress progress;
-  for (const Layout& l : kLayout) progress.total += static_cast<uint64_t>(n * l.share);
-  uint64_t file_number = 1, seq = 1;
   const Clock::time_point build_start = Clock::now();
-  for (const Layout& layout : kLayout) {  // Oldest (bottom) level first.
-    std::vector<uint64_t> ids;
-    for (uint64_t i = 0; i < n; ++i) {
-      if (layout.share >= 1.0 || (rng() % 1000) < layout.share * 1000) ids.push_back(2 * i);
-    }
-    // Level 0 files overlap: each takes a random subset. Deeper levels are
-    // cut into consecutive key ranges.
-    std::vector<std::vector<uint64_t>> per_file(layout.files);
-    for (size_t i = 0; i < ids.size(); ++i) {
-      const size_t f = layout.level == 0 ? rng() % layout.files : i * layout.files / ids.size();
-      per_file[f].push_back(ids[i]);
-    }
-    for (const auto& file_ids : per_file) {
-      if (file_ids.empty()) continue;
-      std::shared_ptr<const Table> table;
-      absl::Status s = WriteTable(absl::StrCat(dir, "/", file_number, ".sst"),
-                                  table_options, file_ids, seq++, layout.level, progress,
-                                  &table);
-      if (!s.ok()) return s;
-      edit.added.push_back({layout.level, file_number++, table});
-    }
-  }
+  Clock::time_point last_report = build_start;
+  absl::Status s = fixture::WriteTables(
+      layout, dir, table_options, &edit, [&](uint64_t done, uint64_t total) {
+        if (Clock::now() - last_report > std::chrono::seconds(1) || done == total) {
+          std::fprintf(stderr, "\r  writing tables: %3.0f%%%s", 100.0 * done / total,
+                       done == total ? "\n" : "");
+          last_report = Clock::now();
+        }
+      });
+  if (!s.ok()) return s;
   const double build_s =
       std::chrono::duration<double>(Clock::now() - build_start).count();
-  absl::Status s = with_filters.Apply(edit);
+  s = with_filters.Apply(edit);
   if (s.ok()) s = without_filters.Apply(edit);
   if (!s.ok()) return s;
-  std::printf("built %llu files in %.1f s\n",
-              static_cast<unsigned long long>(file_number - 1), build_s);
+  const uint64_t num_files = edit.added.size();
+  std::printf("built %llu files (%zu entries) in %.1f s\n",
+              static_cast<unsigned long long>(num_files),
+              [&] { size_t e = 0; for (const auto& f : layout) e += f.entries.size(); return e; }(),
+              build_s);
 
+  std::mt19937_64 rng(7);
   std::vector<std::string> present, absent;
   for (uint64_t i = 0; i < options.lookups; ++i) {
     present.push_back(KeyOf(2 * (rng() % n)));
@@ -233,7 +168,7 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
   std::printf("(files are mmap'd and stay in the page cache; without filters every "
               "file whose key range holds the key is searched)\n");
   if (options.dir.empty()) {
-    for (uint64_t f = 1; f < file_number; ++f) {
+    for (uint64_t f = 1; f <= num_files; ++f) {
       ::unlink(absl::StrCat(dir, "/", f, ".sst").c_str());
     }
     ::rmdir(dir.c_str());

@@ -155,8 +155,12 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
   std::vector<absl::StatusOr<LookupResult>> results(keys.size(), LookupResult());
   std::vector<uint64_t> hashes(keys.size());
   KeyHashBatch(keys.data(), hashes.data(), keys.size());
+  // Pending keys in key order: each file's keys are then one contiguous run,
+  // found by binary search (level 0) or one merge walk (sorted levels).
   std::vector<uint32_t> pending(keys.size());
   for (uint32_t i = 0; i < keys.size(); ++i) pending[i] = i;
+  std::sort(pending.begin(), pending.end(),
+            [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
 
   // Scratch reused per file.
   std::vector<uint32_t> batch;
@@ -164,7 +168,7 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
   std::unique_ptr<bool[]> maybe(new bool[keys.size()]);
 
   // Probes `file` for the keys in `batch` together, then searches the
-  // survivors. Keys that reach an answer leave `done`.
+  // survivors. Keys that reach an answer are marked `done`.
   std::vector<char> done(keys.size(), 0);
   auto search_batch = [&](const TableFile& file, bool filter_allowed) {
     if (batch.empty()) return;
@@ -203,6 +207,8 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     }
   };
 
+  auto key_less = [&](uint32_t i, std::string_view k) { return keys[i] < k; };
+  auto less_key = [&](std::string_view k, uint32_t i) { return k < keys[i]; };
   for (int level = 0; level < kNumLevels && !pending.empty(); ++level) {
     const bool filter_allowed =
         options_.use_filters &&
@@ -210,31 +216,28 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     const auto& files = v->levels[level];
     if (level == 0) {
       for (const TableFile& f : files) {
+        auto lo = std::lower_bound(pending.begin(), pending.end(),
+                                   f.table->smallest_user_key(), key_less);
+        auto hi = std::upper_bound(lo, pending.end(), f.table->largest_user_key(), less_key);
         batch.clear();
-        for (uint32_t i : pending) {
-          if (!done[i] && InRange(*f.table, keys[i])) batch.push_back(i);
+        for (auto it = lo; it != hi; ++it) {
+          if (!done[*it]) batch.push_back(*it);
         }
         search_batch(f, filter_allowed);
       }
-    } else if (!files.empty()) {
-      // Group the pending keys by the one file of this level that may hold
-      // each, then search file by file.
-      std::vector<std::pair<const TableFile*, uint32_t>> by_file;
+    } else {
+      size_t f = 0;
+      batch.clear();
       for (uint32_t i : pending) {
-        if (done[i]) continue;
-        if (const TableFile* f = FindFile(files, keys[i])) by_file.push_back({f, i});
-      }
-      std::stable_sort(by_file.begin(), by_file.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (size_t s = 0; s < by_file.size();) {
-        size_t e = s;
-        batch.clear();
-        while (e < by_file.size() && by_file[e].first == by_file[s].first) {
-          batch.push_back(by_file[e++].second);
+        while (f < files.size() && files[f].table->largest_user_key() < keys[i]) {
+          search_batch(files[f], filter_allowed);  // The run for file f ended.
+          batch.clear();
+          ++f;
         }
-        search_batch(*by_file[s].first, filter_allowed);
-        s = e;
+        if (f == files.size()) break;
+        if (keys[i] >= files[f].table->smallest_user_key()) batch.push_back(i);
       }
+      if (f < files.size()) search_batch(files[f], filter_allowed);
     }
     pending.erase(std::remove_if(pending.begin(), pending.end(),
                                  [&](uint32_t i) { return done[i] != 0; }),

@@ -1,0 +1,313 @@
+// Point lookups across an LSM tree: lsmbloom's TableSet against RocksDB
+// (Debian's librocksdb, Bloom filter at 10 bits/key, block cache holding
+// everything) and LevelDB (Bloom policy at 10 bits/key, same cache), loaded
+// with the same entries in the same order (bottom level first, then newer
+// versions and tombstones), each arranged into several levels of files.
+//
+// lsmbloom's files are laid out by tools/lsm_fixture, and RocksDB ingests
+// the same files (same entries per file, same order), so both search the
+// same shape. LevelDB cannot ingest files: it gets the same writes with small
+// memtables and files, and its own compactions (which the benchmark waits
+// for) build fewer, deeper files; its labels show the shape it ended with.
+// LSMBLOOM_BENCH_MAX_KEYS caps the key count (default 1,000,000 keys).
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bench/bench_util.h"
+#include "benchmark/benchmark.h"
+#include "leveldb/cache.h"
+#include "leveldb/db.h"
+#include "leveldb/filter_policy.h"
+#include "lsmbloom/lookup.h"
+#include "rocksdb/db.h"
+#include "rocksdb/filter_policy.h"
+#include "rocksdb/sst_file_writer.h"
+#include "rocksdb/table.h"
+#include "tools/lsm_fixture.h"
+
+namespace lsmbloom {
+namespace bench {
+namespace {
+
+constexpr size_t kProbes = 1 << 16;
+constexpr size_t kBatch = 64;
+
+uint64_t NumKeys() { return std::min<uint64_t>(MaxKeys(), 1000000); }
+
+struct Data {
+  std::string dir;
+  std::vector<fixture::FileSpec> layout;
+  std::vector<std::string> present, absent;
+};
+
+const Data& TheData() {
+  static const Data* data = [] {
+    auto* d = new Data;
+    char tmpl[] = "/tmp/lsmbloom-lookup-bench-XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) std::abort();
+    d->dir = tmpl;
+    const uint64_t n = NumKeys();
+    d->layout = fixture::MakeLayout(n, 42);
+    std::mt19937_64 rng(9);
+    for (size_t i = 0; i < kProbes; ++i) {
+      d->present.push_back(fixture::KeyOf(2 * (rng() % n)));
+      d->absent.push_back(fixture::KeyOf(2 * (rng() % n) + 1));
+    }
+    return d;
+  }();
+  return *data;
+}
+
+void Die(const std::string& what) {
+  std::fprintf(stderr, "lookup_bench: %s\n", what.c_str());
+  std::exit(1);
+}
+
+// ---- lsmbloom ----
+
+const TableSet& Ours() {
+  static const TableSet* set = [] {
+    auto* s = new TableSet;
+    VersionEdit edit;
+    const std::string dir = TheData().dir + "/lsmbloom";
+    ::mkdir(dir.c_str(), 0755);
+    absl::Status st = fixture::WriteTables(TheData().layout, dir, TableOptions(), &edit, {});
+    if (st.ok()) st = s->Apply(edit);
+    if (!st.ok()) Die(std::string(st.message()));
+    return s;
+  }();
+  return *set;
+}
+
+// ---- RocksDB and LevelDB: same writes, their own compactions ----
+
+template <typename Put>
+void WriteAll(Put put) {
+  for (const fixture::FileSpec& f : TheData().layout) {
+    for (const fixture::Entry& e : f.entries) {
+      put(fixture::KeyOf(e.id), e.tombstone, fixture::ValueOf(e.id, e.seq));
+    }
+  }
+}
+
+// RocksDB gets the very same files: each FileSpec is written with
+// SstFileWriter and ingested in order with auto compactions off, so RocksDB
+// places each file as deep as it fits without overlap: the bottom files at
+// the last level, newer ones above them, overlapping ones in level 0.
+rocksdb::DB* Rocks() {
+  static rocksdb::DB* db = [] {
+    rocksdb::Options options;
+    options.create_if_missing = true;
+    options.disable_auto_compactions = true;
+    options.compression = rocksdb::kNoCompression;
+    options.level0_slowdown_writes_trigger = 1000;
+    options.level0_stop_writes_trigger = 1000;
+    rocksdb::BlockBasedTableOptions table;
+    table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+    table.block_cache = rocksdb::NewLRUCache(size_t{2} << 30);
+    options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+    rocksdb::DB* d = nullptr;
+    const std::string dir = TheData().dir + "/rocksdb";
+    rocksdb::Status s = rocksdb::DB::Open(options, dir, &d);
+    if (!s.ok()) Die(s.ToString());
+    int n = 0;
+    for (const fixture::FileSpec& f : TheData().layout) {
+      const std::string path = absl::StrCat(dir, "/ingest-", n++, ".sst");
+      rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options);
+      s = writer.Open(path);
+      for (const fixture::Entry& e : f.entries) {
+        if (!s.ok()) break;
+        s = e.tombstone ? writer.Delete(fixture::KeyOf(e.id))
+                        : writer.Put(fixture::KeyOf(e.id), fixture::ValueOf(e.id, e.seq));
+      }
+      if (s.ok()) s = writer.Finish();
+      rocksdb::IngestExternalFileOptions ingest;
+      ingest.move_files = true;
+      if (s.ok()) s = d->IngestExternalFile({path}, ingest);
+      if (!s.ok()) Die(s.ToString());
+    }
+    return d;
+  }();
+  return db;
+}
+
+leveldb::DB* Level() {
+  static leveldb::DB* db = [] {
+    leveldb::Options options;
+    options.create_if_missing = true;
+    options.write_buffer_size = 4 << 20;
+    options.max_file_size = 4 << 20;
+    options.compression = leveldb::kNoCompression;
+    options.filter_policy = leveldb::NewBloomFilterPolicy(10);
+    options.block_cache = leveldb::NewLRUCache(size_t{2} << 30);
+    options.max_open_files = 10000;
+    leveldb::DB* d = nullptr;
+    leveldb::Status s = leveldb::DB::Open(options, TheData().dir + "/leveldb", &d);
+    if (!s.ok()) Die(s.ToString());
+    WriteAll([&](const std::string& k, bool tombstone, const std::string& v) {
+      leveldb::Status st = tombstone ? d->Delete(leveldb::WriteOptions(), k)
+                                     : d->Put(leveldb::WriteOptions(), k, v);
+      if (!st.ok()) Die(st.ToString());
+    });
+    // LevelDB has no "compactions pending" property: wait until the file
+    // counts stop changing.
+    std::string last, now;
+    do {
+      last = now;
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      now.clear();
+      for (int l = 0; l < 7; ++l) {
+        std::string v;
+        d->GetProperty(absl::StrCat("leveldb.num-files-at-level", l), &v);
+        now += v + ",";
+      }
+    } while (now != last);
+    return d;
+  }();
+  return db;
+}
+
+// Files per level, as a label: "L0:6 L1:6 ..." so the report shows the shape.
+std::string OurShape() {
+  std::string shape;
+  const auto files = Ours().files();
+  for (size_t l = 0; l < files.size(); ++l) {
+    if (!files[l].empty()) absl::StrAppend(&shape, "L", l, ":", files[l].size(), " ");
+  }
+  return shape;
+}
+
+std::string RocksShape() {
+  std::string shape;
+  for (int l = 0; l < 7; ++l) {
+    std::string v;
+    Rocks()->GetProperty(absl::StrCat("rocksdb.num-files-at-level", l), &v);
+    if (v != "0") absl::StrAppend(&shape, "L", l, ":", v, " ");
+  }
+  return shape;
+}
+
+std::string LevelShape() {
+  std::string shape;
+  for (int l = 0; l < 7; ++l) {
+    std::string v;
+    Level()->GetProperty(absl::StrCat("leveldb.num-files-at-level", l), &v);
+    if (v != "0") absl::StrAppend(&shape, "L", l, ":", v, " ");
+  }
+  return shape;
+}
+
+const std::vector<std::string>& Probes(bool present) {
+  return present ? TheData().present : TheData().absent;
+}
+
+void GetOurs(benchmark::State& state, bool present) {
+  const TableSet& set = Ours();
+  const auto& keys = Probes(present);
+  size_t i = 0, found = 0;
+  for (auto _ : state) {
+    found += set.Get(keys[i++ % kProbes])->kind == LookupResult::Kind::kFound;
+  }
+  benchmark::DoNotOptimize(found);
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(OurShape());
+}
+
+void MultiGetOurs(benchmark::State& state, bool present) {
+  const TableSet& set = Ours();
+  const auto& keys = Probes(present);
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  size_t i = 0, found = 0;
+  for (auto _ : state) {
+    for (const auto& r : set.MultiGet(absl::MakeConstSpan(&views[i], kBatch))) {
+      found += r->kind == LookupResult::Kind::kFound;
+    }
+    i = (i + kBatch) % (kProbes - kBatch);
+  }
+  benchmark::DoNotOptimize(found);
+  state.SetItemsProcessed(state.iterations() * kBatch);
+  state.SetLabel(OurShape());
+}
+
+void GetRocks(benchmark::State& state, bool present) {
+  rocksdb::DB* db = Rocks();
+  const auto& keys = Probes(present);
+  std::string value;
+  size_t i = 0, found = 0;
+  for (auto _ : state) found += db->Get(rocksdb::ReadOptions(), keys[i++ % kProbes], &value).ok();
+  benchmark::DoNotOptimize(found);
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(RocksShape());
+}
+
+void MultiGetRocks(benchmark::State& state, bool present) {
+  rocksdb::DB* db = Rocks();
+  const auto& keys = Probes(present);
+  std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+  std::vector<rocksdb::PinnableSlice> values(kBatch);
+  std::vector<rocksdb::Status> statuses(kBatch);
+  size_t i = 0, found = 0;
+  for (auto _ : state) {
+    db->MultiGet(rocksdb::ReadOptions(), db->DefaultColumnFamily(), kBatch, &slices[i],
+                 values.data(), statuses.data());
+    for (const auto& s : statuses) found += s.ok();
+    i = (i + kBatch) % (kProbes - kBatch);
+  }
+  benchmark::DoNotOptimize(found);
+  state.SetItemsProcessed(state.iterations() * kBatch);
+  state.SetLabel(RocksShape());
+}
+
+void GetLevel(benchmark::State& state, bool present) {
+  leveldb::DB* db = Level();
+  const auto& keys = Probes(present);
+  std::string value;
+  size_t i = 0, found = 0;
+  for (auto _ : state) found += db->Get(leveldb::ReadOptions(), keys[i++ % kProbes], &value).ok();
+  benchmark::DoNotOptimize(found);
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(LevelShape());
+}
+
+void RegisterAll() {
+  for (bool present : {false, true}) {
+    const std::string kind = present ? "Present" : "Absent";
+    const uint64_t n = NumKeys();
+    auto reg = [&](const std::string& name, void (*fn)(benchmark::State&, bool)) {
+      benchmark::RegisterBenchmark(name.c_str(), [fn, present](benchmark::State& s) {
+        fn(s, present);
+      })->Arg(static_cast<int64_t>(n));
+    };
+    reg("BM_Get" + kind + "_Lsmbloom", GetOurs);
+    reg("BM_Get" + kind + "_RocksDb", GetRocks);
+    reg("BM_Get" + kind + "_LevelDb", GetLevel);
+    reg("BM_MultiGet" + kind + "_Lsmbloom", MultiGetOurs);
+    reg("BM_MultiGet" + kind + "_RocksDb", MultiGetRocks);
+  }
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace lsmbloom
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  lsmbloom::bench::RegisterAll();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  // Leave no data behind: the three stores are in one temp dir.
+  const std::string rm = "rm -rf " + lsmbloom::bench::TheData().dir;
+  if (std::system(rm.c_str()) != 0) std::fprintf(stderr, "could not remove temp dir\n");
+  return 0;
+}

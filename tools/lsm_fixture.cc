@@ -1,0 +1,97 @@
+#include "tools/lsm_fixture.h"
+
+#include <cstdio>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "lsmbloom/table.h"
+#include "lsmbloom/table_builder.h"
+
+namespace lsmbloom {
+namespace fixture {
+namespace {
+
+struct LevelShape {
+  int level;
+  int files;
+  double share;  // Fraction of keys with a version in this level.
+};
+
+constexpr LevelShape kShape[] = {{3, 24, 1.0}, {2, 12, 0.3}, {1, 6, 0.1}, {0, 6, 0.06}};
+
+}  // namespace
+
+std::string KeyOf(uint64_t id) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "user%012llu", static_cast<unsigned long long>(id));
+  return buf;
+}
+
+std::string ValueOf(uint64_t id, uint64_t seq) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "value-%012llu-%013llu", static_cast<unsigned long long>(id),
+                static_cast<unsigned long long>(seq));
+  return std::string(buf, 32);
+}
+
+std::vector<FileSpec> MakeLayout(uint64_t num_keys, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<FileSpec> files;
+  uint64_t seq = 1;
+  for (const LevelShape& shape : kShape) {
+    std::vector<uint64_t> ids;
+    for (uint64_t i = 0; i < num_keys; ++i) {
+      if (shape.share >= 1.0 || (rng() % 1000) < shape.share * 1000) ids.push_back(2 * i);
+    }
+    std::vector<FileSpec> level(shape.files);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      // Level 0 files overlap (random subsets); deeper levels are cut into
+      // consecutive key ranges.
+      const size_t f = shape.level == 0 ? rng() % shape.files : i * shape.files / ids.size();
+      const bool tombstone = shape.level < 3 && (ids[i] / 2) % 16 == 5;
+      level[f].entries.push_back({ids[i], 0, tombstone});
+    }
+    for (FileSpec& file : level) {
+      if (file.entries.empty()) continue;
+      file.level = shape.level;
+      for (Entry& e : file.entries) e.seq = seq;  // One sequence per file: newer files win.
+      ++seq;
+      files.push_back(std::move(file));
+    }
+  }
+  return files;
+}
+
+absl::Status WriteTables(const std::vector<FileSpec>& layout, const std::string& dir,
+                         const TableOptions& options, VersionEdit* edit,
+                         const std::function<void(uint64_t, uint64_t)>& progress) {
+  uint64_t total = 0, done = 0;
+  for (const FileSpec& f : layout) total += f.entries.size();
+  uint64_t file_number = 1;
+  for (const FileSpec& f : layout) {
+    const std::string path = absl::StrCat(dir, "/", file_number, ".sst");
+    absl::StatusOr<std::unique_ptr<WritableFile>> file = NewPosixWritableFile(path);
+    if (!file.ok()) return file.status();
+    TableBuilder builder(options, std::move(*file));
+    for (const Entry& e : f.entries) {
+      absl::Status s = builder.Add(KeyOf(e.id), e.seq,
+                                   e.tombstone ? EntryType::kDeletion : EntryType::kValue,
+                                   e.tombstone ? "" : ValueOf(e.id, e.seq));
+      if (!s.ok()) return s;
+    }
+    absl::Status s = builder.Finish();
+    if (!s.ok()) return s;
+    absl::StatusOr<std::unique_ptr<RandomAccessFile>> readable =
+        OpenPosixFile(path, /*mmap=*/true);
+    if (!readable.ok()) return readable.status();
+    absl::StatusOr<std::unique_ptr<Table>> table = Table::Open(std::move(*readable));
+    if (!table.ok()) return table.status();
+    edit->added.push_back({f.level, file_number++, std::move(*table)});
+    done += f.entries.size();
+    if (progress) progress(done, total);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace fixture
+}  // namespace lsmbloom

@@ -1,0 +1,156 @@
+// Faults through the file interface: failed writes and syncs while building,
+// short reads and read errors while reading, torn and bit-flipped files.
+// Every case ends in a clear error or a correct answer; never a silent false
+// negative, and never a file that opens as valid but is missing data.
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "lsmbloom/table.h"
+#include "tests/table_testutil.h"
+
+namespace lsmbloom {
+namespace {
+
+using testing::Entry;
+
+// A writable file that fails the Nth Append, or Sync/Close.
+class FaultyWritableFile : public WritableFile {
+ public:
+  FaultyWritableFile(std::string* out, int fail_append, bool fail_close)
+      : inner_(NewMemWritableFile(out)), fail_append_(fail_append), fail_close_(fail_close) {}
+  absl::Status Append(std::string_view data) override {
+    if (appends_++ == fail_append_) return absl::UnavailableError("injected write error");
+    return inner_->Append(data);
+  }
+  absl::Status Sync() override { return inner_->Sync(); }
+  absl::Status Close() override {
+    if (fail_close_) return absl::UnavailableError("injected sync failure");
+    return inner_->Close();
+  }
+
+ private:
+  std::unique_ptr<WritableFile> inner_;
+  int appends_ = 0;
+  const int fail_append_;
+  const bool fail_close_;
+};
+
+// A readable file whose reads fail or come back short at chosen offsets.
+class FaultyRandomAccessFile : public RandomAccessFile {
+ public:
+  enum class Mode { kError, kShort };
+  FaultyRandomAccessFile(std::string contents, uint64_t bad_from, uint64_t bad_to, Mode mode)
+      : inner_(NewMemRandomAccessFile(std::move(contents))),
+        bad_from_(bad_from), bad_to_(bad_to), mode_(mode) {}
+  uint64_t Size() const override { return inner_->Size(); }
+  absl::Status Read(uint64_t offset, size_t n, char* scratch,
+                    std::string_view* result) const override {
+    const bool hits = offset < bad_to_ && offset + n > bad_from_;
+    if (hits && mode_ == Mode::kError) return absl::UnavailableError("injected read error");
+    absl::Status s = inner_->Read(offset, n, scratch, result);
+    if (hits && mode_ == Mode::kShort && result->size() > 1) {
+      *result = result->substr(0, result->size() / 2);
+    }
+    return s;
+  }
+  // Not mapped: force the copying read path.
+
+ private:
+  std::unique_ptr<RandomAccessFile> inner_;
+  uint64_t bad_from_, bad_to_;
+  Mode mode_;
+};
+
+std::vector<Entry> Entries() { return testing::MakeEntries(3000, 17); }
+
+TEST(FaultInjectionTest, EveryFailedWriteFailsTheBuildAndPublishesNothing) {
+  const std::vector<Entry> entries = Entries();
+  // Count the appends of a good build first.
+  std::string good;
+  int total_appends = 0;
+  {
+    class Counting : public FaultyWritableFile {
+     public:
+      Counting(std::string* out, int* count) : FaultyWritableFile(out, -1, false), count_(count) {}
+      absl::Status Append(std::string_view d) override {
+        ++*count_;
+        return FaultyWritableFile::Append(d);
+      }
+      int* count_;
+    };
+    TableBuilder b(TableOptions(), std::make_unique<Counting>(&good, &total_appends));
+    for (const Entry& e : entries) ASSERT_TRUE(b.Add(e.key, e.seq, e.type, e.value).ok());
+    ASSERT_TRUE(b.Finish().ok());
+  }
+  ASSERT_GT(total_appends, 10);
+  for (int fail = 0; fail < total_appends; ++fail) {
+    std::string out;
+    TableBuilder b(TableOptions(), std::make_unique<FaultyWritableFile>(&out, fail, false));
+    absl::Status s;
+    for (const Entry& e : entries) {
+      s = b.Add(e.key, e.seq, e.type, e.value);
+      if (!s.ok()) break;
+    }
+    if (s.ok()) s = b.Finish();
+    EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable) << "append " << fail;
+    EXPECT_TRUE(out.empty()) << "a failed build published bytes, append " << fail;
+    // Later calls return the latched error.
+    EXPECT_FALSE(b.Add("zzzz", 1, EntryType::kValue, "v").ok());
+  }
+}
+
+TEST(FaultInjectionTest, FailedSyncFailsTheBuildAndPublishesNothing) {
+  std::string out;
+  TableBuilder b(TableOptions(), std::make_unique<FaultyWritableFile>(&out, -1, true));
+  for (const Entry& e : Entries()) ASSERT_TRUE(b.Add(e.key, e.seq, e.type, e.value).ok());
+  EXPECT_EQ(b.Finish().code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(FaultInjectionTest, ReadErrorsAndShortReadsAreErrorsNeverWrongAnswers) {
+  const std::vector<Entry> entries = Entries();
+  const std::string bytes = testing::BuildTable(entries, TableOptions());
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 120; ++trial) {
+    const uint64_t from = rng() % bytes.size();
+    const uint64_t to = from + 1 + rng() % 512;
+    const auto mode = trial % 2 ? FaultyRandomAccessFile::Mode::kError
+                                : FaultyRandomAccessFile::Mode::kShort;
+    auto table = Table::Open(std::make_unique<FaultyRandomAccessFile>(bytes, from, to, mode));
+    if (!table.ok()) continue;  // A clear error at open is a fine outcome.
+    for (size_t i = 0; i < entries.size(); i += 7) {
+      absl::StatusOr<LookupResult> got = (*table)->Get(entries[i].key);
+      if (!got.ok()) continue;  // Clear error.
+      ASSERT_TRUE(testing::SameAsModel(*got, testing::ModelGet(entries, entries[i].key)))
+          << "trial " << trial << " key " << entries[i].key;
+    }
+  }
+}
+
+TEST(FaultInjectionTest, TornFilesNeverOpen) {
+  const std::string bytes = testing::BuildTable(Entries(), TableOptions());
+  // A torn write: the first part of the file, then garbage or zeros where
+  // the rest should be.
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::string torn = bytes;
+    const size_t cut = rng() % bytes.size();
+    for (size_t i = cut; i < torn.size(); ++i) torn[i] = trial % 2 ? 0 : static_cast<char>(rng());
+    if (torn == bytes) continue;
+    auto table = Table::Open(NewMemRandomAccessFile(torn));
+    if (!table.ok()) continue;
+    // It may open only if the tear spared footer, index, meta and filter:
+    // then the damage is in data blocks, and lookups must fail loudly there.
+    const std::vector<Entry> entries = Entries();
+    for (const Entry& e : entries) {
+      absl::StatusOr<LookupResult> got = (*table)->Get(e.key);
+      if (got.ok()) ASSERT_TRUE(testing::SameAsModel(*got, testing::ModelGet(entries, e.key)));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lsmbloom

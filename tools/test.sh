@@ -1,69 +1,123 @@
 #!/usr/bin/env bash
-# Runs every test: the library's (bazel test //...) and the example store's
+# Runs the tests: the library's (bazel test //...) and the example store's
 # (a separate workspace in examples/kvstore). Installs what is missing first.
+# With --with-sanitizers (what CI runs) also: the suite under ASan+UBSan,
+# the concurrency tests under TSan, and each fuzzer for 60 seconds.
 # Ends with one line "N passed, N failed" counted from the test cases in
-# Bazel's test.xml files, not from Bazel's per-target summary.
+# Bazel's test.xml files (not from Bazel's per-target summary).
 set -uo pipefail
 
-if [[ "${1:-}" == "--help" || "${1:-}" == "-h" ]]; then
+usage() {
   cat <<USAGE
-usage: tools/test.sh [extra bazel test flags]
+usage: tools/test.sh [--with-sanitizers] [extra bazel test flags]
 Installs missing Debian packages (tools/setup.sh), runs all tests, prints
 "N passed, N failed" and exits non-zero if any test failed.
+  --with-sanitizers   also ASan+UBSan, TSan and 60 s of each fuzzer (clang)
 USAGE
-  exit 0
-fi
+}
 
-cd "$(dirname "$0")/.."
-tools/setup.sh || exit 1
-
-status=0
-workspaces=(.)
-[[ -f examples/kvstore/WORKSPACE ]] && workspaces+=(examples/kvstore)
-
-logs=()
-for ws in "${workspaces[@]}"; do
-  log=$(mktemp)
-  logs+=("$ws=$log")
-  (cd "$ws" && bazel test //... --test_summary=short "$@" 2>&1) | tee "$log"
-  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+sanitizers=0
+extra=()
+for arg in "$@"; do
+  case "$arg" in
+    -h | --help) usage; exit 0 ;;
+    --with-sanitizers) sanitizers=1 ;;
+    *) extra+=("$arg") ;;
+  esac
 done
 
-python3 - "${logs[@]}" <<'PY'
-import glob, os, re, sys
+cd "$(dirname "$0")/.."
+root=$PWD
+tools/setup.sh || exit 1
+
+tally=$(mktemp)
+trap 'rm -f "$tally"' EXIT
+status=0
+
+# count LOG TESTLOGS: adds "passed failed" for one bazel test run to $tally.
+count() {
+  python3 - "$1" "$2" >>"$tally" <<'PY'
+import os, re, sys
 import xml.etree.ElementTree as ET
 
+log, testlogs = sys.argv[1], sys.argv[2]
+text = open(log, errors="replace").read()
+bad = set(re.findall(r"^(//\S+)\s+(?:FAILED|TIMEOUT|NO STATUS|FLAKY|INCOMPLETE)", text, re.M))
+built_badly = set(re.findall(r"^(//\S+)\s+FAILED TO BUILD", text, re.M))
+ran = set(re.findall(r"^(//\S+)\s+(?:\(cached\)\s+)?(?:PASSED|FAILED|TIMEOUT|FLAKY)", text, re.M))
 passed = failed = 0
-for arg in sys.argv[1:]:
-    ws, log = arg.split("=", 1)
-    text = open(log, errors="replace").read()
-    # Targets Bazel says did not pass (failed, timed out, flaky, no status).
-    bad = set(re.findall(r"^(//\S+)\s+(?:FAILED|TIMEOUT|NO STATUS|FLAKY|INCOMPLETE)",
-                         text, re.M))
-    built_badly = set(re.findall(r"^(//\S+)\s+FAILED TO BUILD", text, re.M))
-    ran = set(re.findall(r"^(//\S+)\s+(?:\(cached\)\s+)?(?:PASSED|FAILED|TIMEOUT|FLAKY)",
-                         text, re.M))
-    testlogs = os.path.join(ws, "bazel-testlogs")
-    for target in sorted(ran):
-        path = os.path.join(testlogs, target[2:].replace(":", "/"), "test.xml")
-        cases = fails = 0
-        try:
-            root = ET.parse(path).getroot()
-            for case in root.iter("testcase"):
-                if case.get("status") == "notrun":
-                    continue
-                cases += 1
-                if case.find("failure") is not None or case.find("error") is not None:
-                    fails += 1
-        except (OSError, ET.ParseError):
-            pass
-        if target in bad and fails == 0:
-            fails = 1  # Crashed or timed out before reporting a failing case.
-            cases = max(cases, 1)
-        passed += cases - fails
-        failed += fails
-    failed += len(built_badly)
-print(f"{passed} passed, {failed} failed")
+for target in sorted(ran):
+    path = os.path.join(testlogs, target[2:].replace(":", "/"), "test.xml")
+    cases = fails = 0
+    try:
+        for case in ET.parse(path).getroot().iter("testcase"):
+            if case.get("status") == "notrun":
+                continue
+            cases += 1
+            if case.find("failure") is not None or case.find("error") is not None:
+                fails += 1
+    except (OSError, ET.ParseError):
+        pass
+    if target in bad and fails == 0:
+        fails, cases = 1, max(cases, 1)  # Crashed or timed out before reporting.
+    passed += cases - fails
+    failed += fails
+failed += len(built_badly)
+if not ran and not built_badly and "ERROR:" in text:
+    failed += 1  # Bazel itself failed before any test.
+print(passed, failed)
 PY
-for entry in "${logs[@]}"; do rm -f "${entry#*=}"; done
+}
+
+# run_suite DIR [bazel startup options --] TEST_ARGS...
+run_suite() {
+  local dir=$1; shift
+  local startup=()
+  while (($# > 0)) && [[ $1 != -- ]]; do startup+=("$1"); shift; done
+  shift
+  local log; log=$(mktemp)
+  echo "== $dir: bazel ${startup[*]} test $*" >&2
+  (cd "$dir" && bazel "${startup[@]}" test --test_summary=short "$@" 2>&1) | tee "$log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  count "$log" "$dir/bazel-testlogs"
+  rm -f "$log"
+}
+
+run_suite . -- //... "${extra[@]}"
+if [[ -f examples/kvstore/WORKSPACE ]]; then
+  run_suite examples/kvstore -- //... "${extra[@]}"
+fi
+
+if ((sanitizers)); then
+  # Separate output bases: clang builds do not evict the default one.
+  cache=${XDG_CACHE_HOME:-$HOME/.cache}
+  run_suite . --output_base="$cache/bazel-lsmbloom-asan" -- --config=asan //tests/...
+  run_suite . --output_base="$cache/bazel-lsmbloom-tsan" -- --config=tsan \
+    //tests:lookup_test //tests:stress_test //tests:simd_targets_test
+  fuzz_base="$cache/bazel-lsmbloom-fuzz"
+  if bazel --output_base="$fuzz_base" build --config=fuzz //tests/fuzz:all >&2; then
+    bin=$(bazel --output_base="$fuzz_base" info --config=fuzz bazel-bin 2>/dev/null)
+    for target in filter_reader table roundtrip; do
+      work=$(mktemp -d)
+      cp -r "tests/fuzz/corpus/$target/." "$work/"
+      echo "== fuzzing $target for 60 s" >&2
+      if "$bin/tests/fuzz/${target}_fuzzer" -max_total_time=60 -print_final_stats=1 \
+          -artifact_prefix="$root/tests/fuzz/crash-$target-" "$work" >&2 2>"$work.log"; then
+        tail -n 3 "$work.log" >&2
+        echo "1 0" >>"$tally"
+      else
+        tail -n 30 "$work.log" >&2
+        echo "fuzzer $target found a failure; the input is in tests/fuzz/crash-$target-*" >&2
+        echo "0 1" >>"$tally"
+        status=1
+      fi
+      rm -rf "$work" "$work.log"
+    done
+  else
+    echo "0 1" >>"$tally"
+    status=1
+  fi
+fi
+
+awk '{p += $1; f += $2} END {printf "%d passed, %d failed\n", p, f}' "$tally"
 exit $status

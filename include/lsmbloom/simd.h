@@ -1,7 +1,8 @@
 // Which SIMD instruction set the filter kernels run on.
 //
 // lsmbloom compiles its kernels for every target Highway can build here
-// (scalar, SSSE3, SSE4, AVX2, AVX-512 on x86; NEON on Arm) and picks the best
+// (a portable fallback, "scalar" with GCC before 12.3 and "emu128"
+// otherwise; SSSE3, SSE4, AVX2, AVX-512 on x86; NEON on Arm) and picks the best
 // one the CPU supports at run time. Every target writes byte-identical
 // filters and gives identical answers; pinning one is for benchmarks, tools
 // and tests. Pin before opening readers: a reader binds its single-probe
@@ -19,7 +20,7 @@
 namespace lsmbloom {
 
 // Targets this binary has kernels for and this CPU runs, best first, by the
-// names PinSimdTarget accepts: "avx512", "avx2", "sse4", "scalar", ...
+// names PinSimdTarget accepts: "avx512", "avx2", "sse4", "scalar", "emu128"...
 std::vector<std::string> AvailableSimdTargets();
 
 // Pins the kernels to `name` (as above, or "best" to undo the pin).

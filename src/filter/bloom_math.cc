@@ -37,7 +37,7 @@ double BlockedBloomFprMeanFill(double bits_per_key, int num_probes,
                                int block_bits) {
   const double stays_clear = 1.0 - 1.0 / block_bits;
   return PoissonMixture(block_bits / bits_per_key, [&](int load) {
-    const double fill = 1.0 - std::pow(stays_clear, double{num_probes} * load);
+    const double fill = 1.0 - std::pow(stays_clear, static_cast<double>(num_probes) * load);
     return std::pow(fill, num_probes);
   });
 }

@@ -7,6 +7,8 @@
 // Environment: LSMBLOOM_SIMD pins the SIMD target of the unsuffixed runs;
 // LSMBLOOM_BENCH_MAX_KEYS caps n (default 10^8).
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
@@ -19,6 +21,8 @@
 #include "leveldb/filter_policy.h"
 #include "leveldb/slice.h"
 #include "lsmbloom/blocked_bloom.h"
+#include "lsmbloom/bloom_math.h"
+#include "lsmbloom/filter_policy.h"
 #include "lsmbloom/simd.h"
 
 namespace lsmbloom {
@@ -220,6 +224,77 @@ void BM_QueryAbsentBatch_Lsmbloom(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kChunk);
 }
 
+// ---- Accuracy: FPR against bits/key, with the models as counters. ----
+
+constexpr size_t kFprKeys = 1000000;
+
+void SetModelCounters(benchmark::State& state, double bits_per_key, int k) {
+  state.counters["fpr_model"] = BlockedBloomFpr(bits_per_key, k);
+  state.counters["fpr_mean_fill"] = BlockedBloomFprMeanFill(bits_per_key, k);
+  state.counters["fpr_standard"] = StandardBloomFpr(bits_per_key, k);
+}
+
+// Arg: bits/key in thousandths. One iteration: the time is not the point.
+void BM_Fpr_Lsmbloom(benchmark::State& state) {
+  const double bits = state.range(0) / 1000.0;
+  BlockedBloomOptions options;
+  options.bits_per_key = bits;
+  double fpr = 0;
+  int k = 0;
+  for (auto _ : state) {
+    auto builder = BlockedBloomBuilder::Create(options);
+    const KeySet& keys = Present(kFprKeys);
+    for (size_t i = 0; i < kFprKeys; ++i) builder->AddKey(keys[i]);
+    const std::string filter = *builder->Finish();
+    const BlockedBloomReader reader = *BlockedBloomReader::Open(filter);
+    fpr = OurFpr(reader);
+    k = reader.geometry().num_probes;
+  }
+  state.counters["fpr"] = fpr;
+  state.counters["k"] = k;
+  state.counters["bits_per_key"] = bits;
+  SetModelCounters(state, bits, k);
+}
+
+void BM_Fpr_ClassicBloom(benchmark::State& state) {
+  const double bits = state.range(0) / 1000.0;
+  double fpr = 0;
+  for (auto _ : state) {
+    auto builder = NewClassicBloomPolicy(bits)->NewBuilder();
+    const KeySet& keys = Present(kFprKeys);
+    for (size_t i = 0; i < kFprKeys; ++i) builder->AddKey(keys[i]);
+    const std::string filter = *builder->Finish();
+    auto reader = *NewClassicBloomPolicy(bits)->NewReader(filter);
+    size_t fp = 0;
+    for (size_t i = 0; i < kProbeKeys; ++i) fp += reader->KeyMayMatch(Absent()[i]);
+    fpr = static_cast<double>(fp) / kProbeKeys;
+  }
+  state.counters["fpr"] = fpr;
+  state.counters["bits_per_key"] = bits;
+  const int k = std::max(1, static_cast<int>(std::lround(bits * std::log(2.0))));
+  state.counters["fpr_standard"] = StandardBloomFpr(bits, k);
+}
+
+void BM_Fpr_LevelDb(benchmark::State& state) {
+  const int bits = static_cast<int>(state.range(0) / 1000);
+  double fpr = 0, size_bits = 0;
+  for (auto _ : state) {
+    const leveldb::FilterPolicy* policy = leveldb::NewBloomFilterPolicy(bits);
+    const std::vector<leveldb::Slice> slices = Slices(Present(kFprKeys));
+    std::string filter;
+    policy->CreateFilter(slices.data(), static_cast<int>(kFprKeys), &filter);
+    size_t fp = 0;
+    for (size_t i = 0; i < kProbeKeys; ++i) {
+      fp += policy->KeyMayMatch(leveldb::Slice(Absent()[i].data(), kKeyBytes), filter);
+    }
+    fpr = static_cast<double>(fp) / kProbeKeys;
+    size_bits = 8.0 * filter.size();
+    delete policy;
+  }
+  state.counters["fpr"] = fpr;
+  state.counters["bits_per_key"] = size_bits / kFprKeys;
+}
+
 // Runs `fn` with the kernels pinned to `target`, then restores the choice
 // made from LSMBLOOM_SIMD (or the best target).
 template <typename Fn>
@@ -235,7 +310,7 @@ void OnTarget(benchmark::State& state, const std::string& target, Fn fn) {
 
 void RegisterAll() {
   const std::vector<int64_t> sizes =
-      KeyCounts({100000, 1000000, 10000000, 100000000});
+      KeyCounts({10000, 100000, 1000000, 10000000, 100000000});
   auto per_size = [&](const char* name, void (*fn)(benchmark::State&)) {
     auto* b = benchmark::RegisterBenchmark(name, fn);
     for (int64_t n : sizes) b->Arg(n);
@@ -252,6 +327,12 @@ void RegisterAll() {
                                              BM_QueryAbsentBatch_Lsmbloom);
   for (int64_t n : sizes) {
     for (int64_t b : {8, 32, 128, 1024}) batch->Args({n, b});
+  }
+  for (auto* fpr : {benchmark::RegisterBenchmark("BM_Fpr_Lsmbloom", BM_Fpr_Lsmbloom),
+                    benchmark::RegisterBenchmark("BM_Fpr_ClassicBloom", BM_Fpr_ClassicBloom),
+                    benchmark::RegisterBenchmark("BM_Fpr_LevelDb", BM_Fpr_LevelDb)}) {
+    fpr->Iterations(1)->Unit(benchmark::kMillisecond);
+    for (int bits = 4; bits <= 24; bits += 2) fpr->Arg(bits * 1000);
   }
   // The value of each SIMD target: the same work at n = 10^6, per target.
   for (const std::string& target : AvailableSimdTargets()) {
@@ -273,6 +354,13 @@ void RegisterAll() {
           OnTarget(s, target, BM_QueryAbsentBatch_Lsmbloom);
         })
         ->Args({1000000, 32});
+    // Identical bytes on every target, so identical FPR: measured to show it.
+    benchmark::RegisterBenchmark(
+        ("BM_Fpr_Lsmbloom" + suffix).c_str(),
+        [target](benchmark::State& s) { OnTarget(s, target, BM_Fpr_Lsmbloom); })
+        ->Arg(10000)
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
   }
 }
 

@@ -110,9 +110,11 @@ class BlockedBloomBuilder {
 
   // Hashes buffered so far (an upper bound on the distinct keys).
   size_t num_buffered() const { return hashes_.size(); }
+  // The options in force: bits_per_key and num_probes resolved (a target
+  // FPR turned into bits/key, k = 0 into the model's optimum).
+  const BlockedBloomOptions& options() const { return options_; }
   // Bytes the builder holds now: about 8 per buffered hash.
   size_t MemoryUsage() const { return hashes_.MemoryUsage(); }
-  const BlockedBloomOptions& options() const { return options_; }
 
   // Builds the filter of every key added since the last Finish, then resets.
   // Adding the same key twice gives the same bytes as adding it once. Fails

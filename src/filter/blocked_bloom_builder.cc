@@ -74,7 +74,17 @@ absl::StatusOr<BlockedBloomBuilder> BlockedBloomBuilder::Create(
     const BlockedBloomOptions& options) {
   absl::Status valid = ValidateOptions(options);
   if (!valid.ok()) return valid;
-  return BlockedBloomBuilder(options);
+  // Resolve bits/key and k once: the model behind them costs far more than
+  // building a small filter, and every Finish would pay it again.
+  BlockedBloomOptions resolved = options;
+  if (resolved.target_fpr > 0.0) {
+    resolved.bits_per_key = BitsPerKeyForFpr(resolved.target_fpr);
+    resolved.target_fpr = 0.0;
+  }
+  if (resolved.num_probes == 0) {
+    resolved.num_probes = OptimalBlockedProbes(resolved.bits_per_key);
+  }
+  return BlockedBloomBuilder(resolved);
 }
 
 absl::StatusOr<std::string> BlockedBloomBuilder::Finish() {

@@ -58,8 +58,9 @@ class BlockedBloomFilterReader : public FilterReader {
 
 class BlockedBloomPolicy : public FilterPolicy {
  public:
+  // Keeps the resolved options, so each table's builder skips the model.
   explicit BlockedBloomPolicy(const BlockedBloomOptions& options)
-      : options_(options) {}
+      : options_(BlockedBloomBuilder::Create(options)->options()) {}
   std::string Name() const override { return "lsmbloom.BlockedBloom.v1"; }
   std::unique_ptr<FilterBuilder> NewBuilder() const override {
     // Options were validated when the policy was made.

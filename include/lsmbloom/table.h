@@ -22,6 +22,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "lsmbloom/file.h"
 #include "lsmbloom/options.h"
 #include "lsmbloom/table_builder.h"
@@ -84,7 +85,14 @@ class Table {
   absl::StatusOr<LookupResult> GetAfterFilter(std::string_view user_key,
                                               bool filter_said_maybe) const;
 
+  // The filter's answer for hash == KeyHash(key, *filter_hash_spec()),
+  // counted in counters(). REQUIRES: filter_hash_spec() != null.
+  bool HashMayMatch(uint64_t hash) const;
+  // Batched HashMayMatch (SIMD, prefetching). REQUIRES: sizes equal.
+  void HashesMayMatch(absl::Span<const uint64_t> hashes, absl::Span<bool> out) const;
+
   // False only if the table certainly has no entry for `user_key`.
+  // Not counted: a query, not a lookup.
   bool KeyMayMatch(std::string_view user_key) const;
   // False only if no key in the table has this prefix. REQUIRES: a prefix
   // extractor matching the table's is passed; else always true.
@@ -97,6 +105,10 @@ class Table {
   // OK if the filter is in use; otherwise why not (NotFound: the table has
   // none; DataLoss/InvalidArgument/Unimplemented: it cannot be trusted).
   const absl::Status& filter_status() const;
+  // The filter block's bytes the filter reader was opened on, for tools that
+  // inspect a filter; empty unless filter_status() is OK. Valid as long as
+  // the table.
+  std::string_view filter_bytes() const;
 
   std::unique_ptr<TableIterator> NewIterator() const;
 

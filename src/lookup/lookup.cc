@@ -108,14 +108,11 @@ bool TableSet::SearchFile(const TableFile& file, std::string_view key, uint64_t 
     // The key's hash was computed once for the default spec; a file written
     // with another seed needs its own.
     const uint64_t h = *spec == HashSpec() ? hash : KeyHash(key, *spec);
-    if (!table.whole_key_filter()->HashMayMatch(h)) {
+    if (!table.HashMayMatch(h)) {
       Bump(c.ruled_out);
-      Bump(table.counters().filter_checked);
-      Bump(table.counters().filter_ruled_out);
       return false;
     }
     Bump(c.positive);
-    Bump(table.counters().filter_checked);
   }
   *result = table.GetAfterFilter(key, consulted);
   Bump(c.data_block_reads,
@@ -179,15 +176,12 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     if (batched) {
       batch_hashes.resize(batch.size());
       for (size_t j = 0; j < batch.size(); ++j) batch_hashes[j] = hashes[batch[j]];
-      table.whole_key_filter()->HashesMayMatch(batch_hashes,
-                                               absl::MakeSpan(maybe.get(), batch.size()));
+      table.HashesMayMatch(batch_hashes, absl::MakeSpan(maybe.get(), batch.size()));
       size_t positives = 0;
       for (size_t j = 0; j < batch.size(); ++j) positives += maybe[j];
       Bump(c.checked, batch.size());
       Bump(c.ruled_out, batch.size() - positives);
       Bump(c.positive, positives);
-      Bump(table.counters().filter_checked, batch.size());
-      Bump(table.counters().filter_ruled_out, batch.size() - positives);
     }
     for (size_t j = 0; j < batch.size(); ++j) {
       const uint32_t i = batch[j];

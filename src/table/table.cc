@@ -56,6 +56,7 @@ struct Table::Rep {
   absl::Status filter_status = absl::NotFoundError("table has no filter");
   std::unique_ptr<AlignedBytes> filter_copy;  // When the bytes had to move.
   uint64_t filter_bytes = 0;
+  std::string_view filter_contents;  // What `filter` reads; set with it.
   std::unique_ptr<FilterReader> filter;
   bool whole_key_filter = false;
   std::shared_ptr<const PrefixExtractor> prefix_extractor;  // Matched by name.
@@ -109,6 +110,7 @@ void Table::Rep::LoadFilter(const std::string& policy_name,
     return;
   }
   filter = std::move(*reader);
+  filter_contents = bytes;
   filter_status = absl::OkStatus();
   whole_key_filter = properties["lsmbloom.filter.whole_key"] == "1";
   const std::string& px = properties["lsmbloom.filter.prefix_extractor"];
@@ -207,12 +209,35 @@ const FilterReader* Table::whole_key_filter() const {
 
 const absl::Status& Table::filter_status() const { return rep_->filter_status; }
 
+std::string_view Table::filter_bytes() const { return rep_->filter_contents; }
+
+namespace {
+
+// Counts one filter answer; true when it was "maybe".
+bool CountFilterAnswer(TableCounters& c, bool maybe) {
+  c.filter_checked.fetch_add(1, std::memory_order_relaxed);
+  if (!maybe) c.filter_ruled_out.fetch_add(1, std::memory_order_relaxed);
+  return maybe;
+}
+
+}  // namespace
+
+bool Table::HashMayMatch(uint64_t hash) const {
+  return CountFilterAnswer(rep_->counters, rep_->filter->HashMayMatch(hash));
+}
+
+void Table::HashesMayMatch(absl::Span<const uint64_t> hashes, absl::Span<bool> out) const {
+  rep_->filter->HashesMayMatch(hashes, out);
+  size_t maybes = 0;
+  for (bool m : out) maybes += m;
+  TableCounters& c = rep_->counters;
+  c.filter_checked.fetch_add(hashes.size(), std::memory_order_relaxed);
+  c.filter_ruled_out.fetch_add(hashes.size() - maybes, std::memory_order_relaxed);
+}
+
 absl::StatusOr<LookupResult> Table::Get(std::string_view user_key) const {
   if (!rep_->whole_key_filter) return GetAfterFilter(user_key, false);
-  TableCounters& c = rep_->counters;
-  c.filter_checked.fetch_add(1, std::memory_order_relaxed);
-  if (!rep_->filter->KeyMayMatch(user_key)) {
-    c.filter_ruled_out.fetch_add(1, std::memory_order_relaxed);
+  if (!CountFilterAnswer(rep_->counters, rep_->filter->KeyMayMatch(user_key))) {
     return LookupResult();
   }
   return GetAfterFilter(user_key, true);
@@ -220,12 +245,7 @@ absl::StatusOr<LookupResult> Table::Get(std::string_view user_key) const {
 
 absl::StatusOr<LookupResult> Table::GetWithHash(std::string_view user_key,
                                                 uint64_t hash) const {
-  TableCounters& c = rep_->counters;
-  c.filter_checked.fetch_add(1, std::memory_order_relaxed);
-  if (!rep_->filter->HashMayMatch(hash)) {
-    c.filter_ruled_out.fetch_add(1, std::memory_order_relaxed);
-    return LookupResult();
-  }
+  if (!HashMayMatch(hash)) return LookupResult();
   return GetAfterFilter(user_key, true);
 }
 

@@ -1,0 +1,559 @@
+#include "tools/sst_inspect_analysis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lsmbloom/bloom_math.h"
+#include "lsmbloom/file.h"
+#include "lsmbloom/key_hash.h"
+#include "tools/sst_inspect_format.h"
+
+namespace lsmbloom {
+namespace inspect {
+
+// ---------------------------------------------------------------- progress
+
+Progress::Progress(bool enabled, std::string what, uint64_t total)
+    : enabled_(enabled),
+      what_(std::move(what)),
+      total_(total),
+      next_(absl::Now() + absl::Seconds(1)) {}
+
+Progress::~Progress() {
+  if (printed_) std::fprintf(stderr, "\r\033[K");
+}
+
+void Progress::MaybePrint(uint64_t done) {
+  const absl::Time now = absl::Now();
+  if (now < next_) return;
+  next_ = now + absl::Seconds(1);
+  const uint64_t percent = total_ == 0 ? 0 : std::min<uint64_t>(100, done * 100 / total_);
+  std::fprintf(stderr, "\r\033[K%s: %llu of %llu entries (%llu%%)", what_.c_str(),
+               static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
+               static_cast<unsigned long long>(percent));
+  std::fflush(stderr);
+  printed_ = true;
+}
+
+// ---------------------------------------------------------------- opening
+
+namespace {
+
+// OpenPosixFile's messages start with the path; the caller prints it anyway.
+absl::Status WithoutPath(const absl::Status& status, const std::string& path) {
+  absl::string_view message = status.message();
+  const std::string prefix = path + ": ";
+  if (absl::StartsWith(message, prefix)) message.remove_prefix(prefix.size());
+  return absl::Status(status.code(), message);
+}
+
+absl::StatusOr<std::unique_ptr<Table>> OpenTableFile(const std::string& path,
+                                                     const TableReadOptions& options) {
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> file = OpenPosixFile(path);
+  if (!file.ok()) return WithoutPath(file.status(), path);
+  return Table::Open(std::move(*file), options);
+}
+
+// The built-in extractor of that name, or null.
+std::shared_ptr<const PrefixExtractor> RecreateExtractor(absl::string_view name) {
+  constexpr absl::string_view kFixed = "lsmbloom.FixedPrefix.";
+  size_t length;
+  if (!absl::StartsWith(name, kFixed) ||
+      !absl::SimpleAtoi(name.substr(kFixed.size()), &length)) {
+    return nullptr;
+  }
+  return NewFixedPrefixExtractor(length);
+}
+
+std::shared_ptr<const FilterPolicy> BuiltinPolicy(const std::string& name) {
+  for (auto policy : {NewBlockedBloomPolicy(), NewClassicBloomPolicy()}) {
+    if (policy->Name() == name) return policy;
+  }
+  return nullptr;
+}
+
+// The reader for any trusted filter: the table's own when it filters whole
+// keys, else one opened on the same bytes.
+void AttachReader(const Table& table, FilterInfo* info) {
+  info->reader = table.whole_key_filter();
+  if (info->reader != nullptr) return;
+  std::shared_ptr<const FilterPolicy> policy = BuiltinPolicy(info->policy);
+  if (policy == nullptr) return;
+  absl::StatusOr<std::unique_ptr<FilterReader>> reader =
+      policy->NewReader(table.filter_bytes());
+  if (!reader.ok()) return;
+  info->own_reader = std::move(*reader);
+  info->reader = info->own_reader.get();
+}
+
+void AttachBlockedView(const Table& table, FilterInfo* info) {
+  if (info->policy != kBlockedBloomPolicyName) return;
+  const std::string_view bytes = table.filter_bytes();
+  absl::StatusOr<BlockedBloomReader> reader = BlockedBloomReader::Open(bytes);
+  if (!reader.ok()) return;
+  info->blocked = *reader;
+  info->blocked_format_version = static_cast<uint8_t>(bytes[4]);  // docs/FORMAT.md
+}
+
+void DescribeFilter(const InspectedTable& t, FilterInfo* info) {
+  const Table& table = *t.table;
+  info->policy = Property(table, "lsmbloom.filter.policy");
+  info->status = table.filter_status();
+  info->whole_keys = Property(table, "lsmbloom.filter.whole_key") == "1";
+  info->prefix_extractor = Property(table, "lsmbloom.filter.prefix_extractor");
+  info->prefixes_reproducible = t.prefix_extractor != nullptr;
+  info->size = PropertyUint(table, "lsmbloom.filter.size");
+  info->keys_added = PropertyUint(table, "lsmbloom.filter.keys_added");
+  if (!info->status.ok()) return;
+  AttachReader(table, info);
+  AttachBlockedView(table, info);
+}
+
+}  // namespace
+
+absl::StatusOr<InspectedTable> OpenInspectedTable(const std::string& path) {
+  InspectedTable t;
+  absl::StatusOr<std::unique_ptr<Table>> table = OpenTableFile(path, TableReadOptions());
+  if (!table.ok()) return table.status();
+  const std::string extractor =
+      Property(**table, "lsmbloom.filter.prefix_extractor");
+  t.prefix_extractor = RecreateExtractor(extractor);
+  if (t.prefix_extractor != nullptr) {
+    // Again, now with the extractor, so the table answers prefix queries.
+    TableReadOptions options;
+    options.prefix_extractors.push_back(t.prefix_extractor);
+    table = OpenTableFile(path, options);
+    if (!table.ok()) return table.status();
+  }
+  t.table = std::move(*table);
+  DescribeFilter(t, &t.filter);
+  return t;
+}
+
+uint64_t PropertyUint(const Table& table, const std::string& name) {
+  uint64_t v = 0;
+  if (!absl::SimpleAtoi(Property(table, name), &v)) return 0;
+  return v;
+}
+
+std::string Property(const Table& table, const std::string& name) {
+  auto it = table.properties().find(name);
+  return it == table.properties().end() ? std::string() : it->second;
+}
+
+bool FilterStatusIsProblem(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kOk:
+    case absl::StatusCode::kNotFound:         // No filter.
+    case absl::StatusCode::kUnimplemented:    // A policy this build lacks.
+    case absl::StatusCode::kInvalidArgument:  // A newer version or hash.
+      return false;
+    default:
+      return true;
+  }
+}
+
+// ---------------------------------------------------------------- keys
+
+namespace {
+
+// Replays what TableBuilder gives its filter: each user key once (when the
+// filter holds whole keys) and each run of equal prefixes once (when it
+// holds prefixes), in entry order.
+class FilterKeyReplay {
+ public:
+  FilterKeyReplay(const FilterInfo& filter, const PrefixExtractor* extractor)
+      : whole_keys_(filter.whole_keys), extractor_(extractor) {}
+
+  // Calls fn(key, is_prefix) for each filter key that `user_key`, the
+  // next entry's key, adds.
+  template <typename Fn>
+  void Add(std::string_view user_key, Fn&& fn) {
+    if (whole_keys_ && (!has_key_ || user_key != last_key_)) {
+      fn(user_key, false);
+      last_key_.assign(user_key.data(), user_key.size());
+      has_key_ = true;
+    }
+    if (extractor_ != nullptr && extractor_->InDomain(user_key)) {
+      const std::string_view prefix = extractor_->Transform(user_key);
+      if (!has_prefix_ || prefix != last_prefix_) {
+        fn(prefix, true);
+        last_prefix_.assign(prefix.data(), prefix.size());
+        has_prefix_ = true;
+      }
+    }
+  }
+
+ private:
+  const bool whole_keys_;
+  const PrefixExtractor* const extractor_;
+  std::string last_key_, last_prefix_;
+  bool has_key_ = false, has_prefix_ = false;
+};
+
+uint64_t PopCount(std::string_view bytes) {
+  uint64_t n = 0;
+  for (size_t i = 0; i + 8 <= bytes.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes.data() + i, 8);
+    n += static_cast<uint64_t>(__builtin_popcountll(word));
+  }
+  return n;
+}
+
+void MeasureBits(const BlockedBloomReader& reader, FilterHealth* h) {
+  const FilterGeometry& g = reader.geometry();
+  const std::string_view bits = reader.bits();
+  double fpr_sum = 0;
+  for (uint64_t b = 0; b < g.num_blocks; ++b) {
+    const uint64_t set = PopCount(bits.substr(b * 64, 64));
+    h->bits_set += set;
+    fpr_sum += FprFromFill(static_cast<double>(set) / kBlockBits, g.num_probes);
+  }
+  h->bits_total = g.num_blocks * kBlockBits;
+  h->fill = h->bits_total == 0 ? 0 : static_cast<double>(h->bits_set) / h->bits_total;
+  h->fpr_from_fill = g.num_blocks == 0 ? 0 : fpr_sum / g.num_blocks;
+  h->fpr_model = g.predicted_fpr();
+}
+
+double PoissonPmf(uint64_t k, double mean) {
+  if (mean <= 0) return k == 0 ? 1 : 0;
+  return std::exp(k * std::log(mean) - mean - std::lgamma(k + 1.0));
+}
+
+// About a dozen bins over [min, max], one per load when the range is small.
+std::vector<LoadBin> Histogram(const std::vector<uint64_t>& loads, uint64_t min,
+                               uint64_t max, double mean) {
+  const uint64_t span = max - min + 1;
+  const uint64_t width = span <= 16 ? 1 : (span + 11) / 12;
+  std::vector<LoadBin> bins;
+  for (uint64_t from = min; from <= max; from += width) {
+    LoadBin bin{from, std::min(max, from + width - 1), 0, 0};
+    for (uint64_t k = bin.from; k <= bin.to; ++k) {
+      bin.expected += PoissonPmf(k, mean) * loads.size();
+    }
+    bins.push_back(bin);
+  }
+  for (uint64_t load : loads) bins[(load - min) / width].blocks++;
+  return bins;
+}
+
+void MeasureLoads(const std::vector<uint64_t>& loads, FilterHealth* h) {
+  if (loads.empty()) return;
+  h->load_min = *std::min_element(loads.begin(), loads.end());
+  h->load_max = *std::max_element(loads.begin(), loads.end());
+  double sum = 0, sum_sq = 0;
+  for (uint64_t load : loads) {
+    sum += load;
+    sum_sq += static_cast<double>(load) * load;
+  }
+  h->load_mean = sum / loads.size();
+  h->load_stddev =
+      std::sqrt(std::max(0.0, sum_sq / loads.size() - h->load_mean * h->load_mean));
+  h->histogram = Histogram(loads, h->load_min, h->load_max, h->load_mean);
+}
+
+// Every distinct hash of the keys the builder gave the filter, sorted.
+absl::StatusOr<std::vector<uint64_t>> FilterKeyHashes(const InspectedTable& t,
+                                                      const HashSpec& spec,
+                                                      Progress* progress,
+                                                      uint64_t* entries) {
+  std::vector<uint64_t> hashes;
+  FilterKeyReplay replay(t.filter, t.prefix_extractor.get());
+  std::unique_ptr<TableIterator> it = t.table->NewIterator();
+  *entries = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    progress->Update(++*entries);
+    replay.Add(it->entry().user_key, [&](std::string_view key, bool) {
+      hashes.push_back(KeyHash(key, spec));
+    });
+  }
+  if (!it->status().ok()) return it->status();
+  std::sort(hashes.begin(), hashes.end());
+  hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
+  return hashes;
+}
+
+}  // namespace
+
+absl::StatusOr<FilterHealth> AnalyzeBlockedFilter(const InspectedTable& t,
+                                                  Progress* progress) {
+  const BlockedBloomReader& reader = *t.filter.blocked;
+  const FilterGeometry& g = reader.geometry();
+  FilterHealth h;
+  MeasureBits(reader, &h);
+  absl::StatusOr<std::vector<uint64_t>> hashes =
+      FilterKeyHashes(t, g.hash, progress, &h.entries);
+  if (!hashes.ok()) return hashes.status();
+  h.distinct_hashes = hashes->size();
+  h.keys_complete = t.filter.prefix_extractor.empty() || t.filter.prefixes_reproducible;
+  std::vector<uint64_t> loads(g.num_blocks, 0);
+  for (uint64_t hash : *hashes) {
+    if (g.num_blocks > 0) loads[FilterBlockOf(hash, g.num_blocks)]++;
+    if (!reader.MayMatchHash(hash)) h.false_negatives++;
+  }
+  MeasureLoads(loads, &h);
+  return h;
+}
+
+// ---------------------------------------------------------------- probes
+
+namespace {
+
+uint64_t Mix64(uint64_t x) {  // SplitMix64's finalizer, after its increment.
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// The 95% Wilson score interval of `hits` successes in `n` trials.
+void WilsonInterval(uint64_t hits, uint64_t n, double* low, double* high) {
+  if (n == 0) {
+    *low = *high = 0;
+    return;
+  }
+  const double z = 1.96, p = static_cast<double>(hits) / n;
+  const double denom = 1 + z * z / n;
+  const double center = (p + z * z / (2.0 * n)) / denom;
+  const double half = z * std::sqrt(p * (1 - p) / n + z * z / (4.0 * n * n)) / denom;
+  *low = std::max(0.0, center - half);
+  *high = std::min(1.0, center + half);
+}
+
+}  // namespace
+
+std::string ProbeKey(uint64_t i) {
+  return absl::StrFormat("sst_inspect.probe.%016x", Mix64(i));
+}
+
+absl::StatusOr<ProbeResult> MeasureFpr(const Table& table, const FilterReader& reader,
+                                       uint64_t count) {
+  ProbeResult r;
+  r.generated = count;
+  for (uint64_t i = 0; i < count; ++i) {
+    const std::string key = ProbeKey(i);
+    // Unfiltered, so a filter that wrongly says "no" cannot vouch for absence.
+    absl::StatusOr<LookupResult> found = table.GetAfterFilter(key, false);
+    if (!found.ok()) return found.status();
+    if (found->kind != LookupResult::Kind::kNotFound) {
+      r.excluded++;
+      continue;
+    }
+    r.absent++;
+    if (reader.KeyMayMatch(key)) r.false_positives++;
+  }
+  r.fpr = r.absent == 0 ? 0 : static_cast<double>(r.false_positives) / r.absent;
+  WilsonInterval(r.false_positives, r.absent, &r.low, &r.high);
+  return r;
+}
+
+// ---------------------------------------------------------------- verify
+
+namespace {
+
+class Verifier {
+ public:
+  Verifier(const InspectedTable& t, VerifyReport* report)
+      : t_(t),
+        filter_(t.filter),
+        report_(report),
+        replay_(t.filter, t.prefix_extractor.get()) {}
+
+  void CheckFilterStatus();
+  void ReadEntries(Progress* progress);
+  void CheckProperties();
+  void CheckFilterKeyCount();
+
+ private:
+  void AddProblem(std::string check, std::string message) {
+    if (report_->problems.size() < VerifyReport::kMaxListed) {
+      report_->problems.push_back(Problem{std::move(check), std::move(message)});
+    }
+    report_->problem_count++;
+  }
+  bool CheckOrder(const TableEntry& e);
+  void CheckLookup(const TableEntry& e);
+  void CheckFilter(std::string_view key, bool is_prefix);
+
+  const InspectedTable& t_;
+  const FilterInfo& filter_;
+  VerifyReport* report_;
+  FilterKeyReplay replay_;
+  bool read_all_ = false;
+  std::string prev_key_, first_key_;
+  uint64_t prev_tag_ = 0;
+  uint64_t filter_keys_ = 0;      // Keys and prefixes the builder was given.
+  std::vector<uint64_t> hashes_;  // Of the filter keys, for blocked filters.
+};
+
+void Verifier::CheckFilterStatus() {
+  const absl::Status& s = filter_.status;
+  report_->filter_used = filter_.reader != nullptr;
+  if (report_->filter_used && !filter_.prefix_extractor.empty() &&
+      !filter_.prefixes_reproducible) {
+    report_->warnings.push_back(absl::StrCat("prefixes not checked: this tool cannot ",
+                                             "recompute those of ",
+                                             filter_.prefix_extractor));
+  }
+  if (s.ok() || s.code() == absl::StatusCode::kNotFound) return;
+  if (FilterStatusIsProblem(s)) {
+    AddProblem("filter", absl::StrCat("filter untrusted, so lookups go unfiltered: ",
+                                      s.message()));
+  } else {
+    report_->warnings.push_back(absl::StrCat(
+        "filter not checked: this build cannot read it: ", s.message()));
+  }
+}
+
+bool Verifier::CheckOrder(const TableEntry& e) {
+  const uint64_t tag = (e.sequence << 8) | static_cast<uint8_t>(e.type);
+  const bool first = report_->entries == 0;
+  const bool new_key = first || e.user_key != prev_key_;
+  if (!first) {
+    const int c = std::string_view(prev_key_).compare(e.user_key);
+    if (c > 0 || (c == 0 && tag >= prev_tag_)) {
+      AddProblem("order", absl::StrCat("entry ", report_->entries, " ",
+                                       Quoted(e.user_key), " @", e.sequence,
+                                       " is not after ", Quoted(prev_key_), " @",
+                                       prev_tag_ >> 8));
+    }
+  }
+  prev_tag_ = tag;
+  if (new_key) prev_key_.assign(e.user_key.data(), e.user_key.size());
+  return new_key;
+}
+
+void Verifier::CheckLookup(const TableEntry& e) {
+  absl::StatusOr<LookupResult> got = t_.table->GetAfterFilter(e.user_key, false);
+  const LookupResult::Kind want = e.type == EntryType::kValue
+                                      ? LookupResult::Kind::kFound
+                                      : LookupResult::Kind::kDeleted;
+  std::string wrong;
+  if (!got.ok()) {
+    wrong = std::string(got.status().message());
+  } else if (got->kind != want || got->sequence != e.sequence ||
+             (want == LookupResult::Kind::kFound && got->value != e.value)) {
+    wrong = got->kind == LookupResult::Kind::kNotFound
+                ? "not found"
+                : absl::StrCat("a different entry (@", got->sequence, ")");
+  }
+  if (wrong.empty()) {
+    report_->lookups_ok++;
+    return;
+  }
+  AddProblem("lookup", absl::StrCat("lookup of ", Quoted(e.user_key),
+                                    " (newest entry @", e.sequence, ") gave ", wrong));
+}
+
+void Verifier::CheckFilter(std::string_view key, bool is_prefix) {
+  filter_keys_++;
+  if (filter_.blocked.has_value()) {
+    hashes_.push_back(KeyHash(key, filter_.blocked->geometry().hash));
+  }
+  if (!report_->filter_used) return;
+  (is_prefix ? report_->filter_prefixes_checked : report_->filter_keys_checked)++;
+  if (filter_.reader->KeyMayMatch(key)) return;
+  report_->false_negative_count++;
+  if (report_->false_negatives.size() >= VerifyReport::kMaxListed) return;
+  FalseNegative fn{std::string(key), is_prefix, -1};
+  if (filter_.blocked.has_value()) {
+    const FilterGeometry& g = filter_.blocked->geometry();
+    fn.filter_block = static_cast<int64_t>(FilterBlockOf(hashes_.back(), g.num_blocks));
+  }
+  report_->false_negatives.push_back(std::move(fn));
+}
+
+void Verifier::ReadEntries(Progress* progress) {
+  std::unique_ptr<TableIterator> it = t_.table->NewIterator();
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const TableEntry e = it->entry();
+    const bool new_key = CheckOrder(e);
+    if (report_->entries == 0) first_key_ = prev_key_;
+    report_->entries++;
+    progress->Update(report_->entries);
+    if (e.type == EntryType::kDeletion) report_->deletions++;
+    if (!new_key) continue;
+    report_->keys++;
+    CheckLookup(e);
+    replay_.Add(e.user_key, [this](std::string_view key, bool is_prefix) {
+      CheckFilter(key, is_prefix);
+    });
+  }
+  if (!it->status().ok()) {
+    AddProblem("checksum", absl::StrCat(it->status().message(), " (after ",
+                                        report_->entries, " good entries)"));
+    return;
+  }
+  read_all_ = true;
+  report_->read_all = true;
+  if (report_->false_negative_count > 0) {
+    AddProblem("filter",
+               absl::StrCat(report_->false_negative_count,
+                            " keys the table holds are ruled out by the filter "
+                            "(false negatives): the filter is corrupt or was not "
+                            "built from these keys"));
+  }
+}
+
+void Verifier::CheckProperties() {
+  if (!read_all_) return;  // Counts of a partial read mean nothing.
+  const Table& table = *t_.table;
+  report_->data_blocks = PropertyUint(table, "lsmbloom.num_data_blocks");
+  auto expect = [&](const char* what, uint64_t recorded, uint64_t found) {
+    if (recorded == found) return;
+    AddProblem("properties", absl::StrCat("properties record ", recorded, " ", what,
+                                          ", the table holds ", found));
+  };
+  expect("entries", table.num_entries(), report_->entries);
+  expect("deletions", PropertyUint(table, "lsmbloom.num_deletions"), report_->deletions);
+  const std::string last_key = prev_key_;
+  if (report_->entries > 0 && (table.smallest_user_key() != first_key_ ||
+                               table.largest_user_key() != last_key)) {
+    AddProblem("properties",
+               absl::StrCat("properties record keys ", Quoted(table.smallest_user_key()),
+                            " .. ", Quoted(table.largest_user_key()),
+                            ", the table holds ", Quoted(first_key_), " .. ",
+                            Quoted(last_key)));
+  }
+}
+
+void Verifier::CheckFilterKeyCount() {
+  if (!read_all_ || filter_.policy.empty()) return;
+  if (!filter_.prefix_extractor.empty() && !filter_.prefixes_reproducible) return;
+  if (filter_.keys_added != filter_keys_) {
+    AddProblem("properties", absl::StrCat("properties record ", filter_.keys_added,
+                                          " keys added to the filter, the table's "
+                                          "entries give ", filter_keys_));
+  }
+  if (!filter_.blocked.has_value()) return;
+  std::sort(hashes_.begin(), hashes_.end());
+  hashes_.erase(std::unique(hashes_.begin(), hashes_.end()), hashes_.end());
+  const uint64_t recorded = filter_.blocked->geometry().num_keys;
+  if (recorded != hashes_.size()) {
+    AddProblem("filter", absl::StrCat("the filter's header counts ", recorded,
+                                      " keys; the table's keys hash to ",
+                                      hashes_.size(), " distinct values"));
+  }
+}
+
+}  // namespace
+
+VerifyReport Verify(const InspectedTable& t, Progress* progress) {
+  VerifyReport report;
+  Verifier verifier(t, &report);
+  verifier.CheckFilterStatus();
+  verifier.ReadEntries(progress);
+  verifier.CheckProperties();
+  verifier.CheckFilterKeyCount();
+  return report;
+}
+
+}  // namespace inspect
+}  // namespace lsmbloom

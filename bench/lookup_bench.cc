@@ -26,6 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
+#include "lsmbloom/simd.h"
 #include "leveldb/cache.h"
 #include "leveldb/db.h"
 #include "leveldb/filter_policy.h"
@@ -302,6 +303,12 @@ void RegisterAll() {
 }  // namespace lsmbloom
 
 int main(int argc, char** argv) {
+  const absl::Status pinned = lsmbloom::PinSimdTargetFromEnvironment();
+  if (!pinned.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(pinned.message()).c_str());
+    return 2;
+  }
+  benchmark::AddCustomContext("lsmbloom_simd", lsmbloom::ActiveSimdTarget());
   benchmark::Initialize(&argc, argv);
   lsmbloom::bench::RegisterAll();
   benchmark::RunSpecifiedBenchmarks();

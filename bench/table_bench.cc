@@ -3,6 +3,7 @@
 // files, 16-byte keys, 100-byte values.
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -10,6 +11,7 @@
 #include "bench/bench_keys.h"
 #include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
+#include "lsmbloom/simd.h"
 #include "lsmbloom/table.h"
 #include "lsmbloom/table_builder.h"
 
@@ -119,6 +121,12 @@ void RegisterAll() {
 }  // namespace lsmbloom
 
 int main(int argc, char** argv) {
+  const absl::Status pinned = lsmbloom::PinSimdTargetFromEnvironment();
+  if (!pinned.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(pinned.message()).c_str());
+    return 2;
+  }
+  benchmark::AddCustomContext("lsmbloom_simd", lsmbloom::ActiveSimdTarget());
   benchmark::Initialize(&argc, argv);
   lsmbloom::bench::RegisterAll();
   benchmark::RunSpecifiedBenchmarks();

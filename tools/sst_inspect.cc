@@ -31,6 +31,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "lsmbloom/simd.h"
 #include "lsmbloom/table.h"
 #include "tools/sst_inspect_analysis.h"
 #include "tools/sst_inspect_format.h"
@@ -997,6 +998,9 @@ int Run(const Command& command, const Invocation& inv) {
 }
 
 int Main(int argc, char** argv) {
+  // LSMBLOOM_SIMD pins the kernels, as in every tool (answers do not change).
+  const absl::Status pinned = PinSimdTargetFromEnvironment();
+  if (!pinned.ok()) return UsageError(std::string(pinned.message()));
   absl::StatusOr<Arguments> a = SplitArguments(argc, argv);
   if (!a.ok()) return UsageError(std::string(a.status().message()));
   if (a->help || (!a->positional.empty() && a->positional[0] == "help")) return Help(*a);

@@ -69,17 +69,30 @@ print(passed, failed)
 PY
 }
 
-# run_suite DIR [bazel startup options --] TEST_ARGS...
+# run_suite DIR [OUTPUT_BASE --] TEST_ARGS...: one bazel test run, counted.
+# A run with its own output base leaves the bazel-* symlinks alone (they
+# keep pointing at the default build) and asks Bazel where its logs are.
 run_suite() {
   local dir=$1; shift
-  local startup=()
-  while (($# > 0)) && [[ $1 != -- ]]; do startup+=("$1"); shift; done
-  shift
+  local startup=() flags=()
+  if (($# > 1)) && [[ $2 == -- ]]; then
+    startup=(--output_base="$1")
+    flags=(--symlink_prefix=/)
+    shift 2
+  elif [[ ${1:-} == -- ]]; then
+    shift
+  fi
   local log; log=$(mktemp)
   echo "== $dir: bazel ${startup[*]} test $*" >&2
-  (cd "$dir" && bazel "${startup[@]}" test --test_summary=short "$@" 2>&1) | tee "$log"
+  (cd "$dir" && bazel "${startup[@]}" test --test_summary=short "${flags[@]}" "$@" 2>&1) | tee "$log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-  count "$log" "$dir/bazel-testlogs"
+  local testlogs="$dir/bazel-testlogs"
+  if ((${#startup[@]})); then
+    local config=()
+    for a in "$@"; do [[ $a == --config=* ]] && config+=("$a"); done
+    testlogs=$(cd "$dir" && bazel "${startup[@]}" info "${config[@]}" bazel-testlogs 2>/dev/null)
+  fi
+  count "$log" "$testlogs"
   rm -f "$log"
 }
 
@@ -91,12 +104,12 @@ fi
 if ((sanitizers)); then
   # Separate output bases: clang builds do not evict the default one.
   cache=${XDG_CACHE_HOME:-$HOME/.cache}
-  run_suite . --output_base="$cache/bazel-lsmbloom-asan" -- --config=asan //tests/...
-  run_suite . --output_base="$cache/bazel-lsmbloom-tsan" -- --config=tsan \
+  run_suite . "$cache/bazel-lsmbloom-asan" -- --config=asan //tests/...
+  run_suite . "$cache/bazel-lsmbloom-tsan" -- --config=tsan \
     //tests:lookup_test //tests:stress_test //tests:simd_targets_test
   fuzz_base="$cache/bazel-lsmbloom-fuzz"
   fuzzers=(//tests/fuzz:filter_reader_fuzzer //tests/fuzz:table_fuzzer //tests/fuzz:roundtrip_fuzzer)
-  if bazel --output_base="$fuzz_base" build --config=fuzz "${fuzzers[@]}" >&2; then
+  if bazel --output_base="$fuzz_base" build --config=fuzz --symlink_prefix=/ "${fuzzers[@]}" >&2; then
     bin=$(bazel --output_base="$fuzz_base" info --config=fuzz bazel-bin 2>/dev/null)
     for target in filter_reader table roundtrip; do
       work=$(mktemp -d)

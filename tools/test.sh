@@ -47,7 +47,9 @@ built_badly = set(re.findall(r"^(//\S+)\s+FAILED TO BUILD", text, re.M))
 ran = set(re.findall(r"^(//\S+)\s+(?:\(cached\)\s+)?(?:PASSED|FAILED|TIMEOUT|FLAKY)", text, re.M))
 passed = failed = 0
 for target in sorted(ran):
-    path = os.path.join(testlogs, target[2:].replace(":", "/"), "test.xml")
+    # "//:t" has an empty package: joining "/t" would discard testlogs.
+    package, _, name = target[2:].partition(":")
+    path = os.path.join(testlogs, package, name, "test.xml")
     cases = fails = 0
     try:
         for case in ET.parse(path).getroot().iter("testcase"):

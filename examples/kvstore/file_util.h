@@ -1,0 +1,56 @@
+// The few POSIX operations the store needs beyond lsmbloom's file
+// interface: directories, whole-file reads, durability of renames, and an
+// exclusive lock on the store directory.
+
+#ifndef KVSTORE_FILE_UTIL_H_
+#define KVSTORE_FILE_UTIL_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace kvstore {
+
+// A Status for `error` (an errno value) saying what failed.
+absl::Status PosixError(const std::string& context, int error);
+
+// OK if `dir` is a directory. If it does not exist, creates it when
+// `create`, else NotFound. InvalidArgument if it is something else.
+absl::Status EnsureDir(const std::string& dir, bool create);
+
+bool FileExists(const std::string& path);
+
+// The names in `dir`, without "." and "..".
+absl::StatusOr<std::vector<std::string>> ListDir(const std::string& dir);
+
+absl::Status RemoveFile(const std::string& path);
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path);
+
+// Makes the creations, renames and removals of entries in `dir` durable: a
+// file renamed into place is not safe from a crash until its directory is
+// synced too.
+absl::Status SyncDir(const std::string& dir);
+
+// An exclusive advisory lock (flock) on a file, held until destroyed. A
+// second lock on the same file fails, whether taken by another process or
+// by this one through another FileLock.
+class FileLock {
+ public:
+  // Creates `path` if needed. Unavailable if someone else holds the lock.
+  static absl::StatusOr<std::unique_ptr<FileLock>> Acquire(const std::string& path);
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  explicit FileLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
+}  // namespace kvstore
+
+#endif  // KVSTORE_FILE_UTIL_H_

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The command line: answers, persistence between invocations, exit statuses
+# and messages for bad input. $1 is the kvstore binary.
+set -uo pipefail
+
+kv="$1"
+dir="$TEST_TMPDIR/store"
+failures=0
+
+# fail MESSAGE: counts one failed check.
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# expect STATUS STDOUT -- ARGS...: runs kvstore, checks its exit status and
+# its whole standard output.
+expect() {
+  local want_status="$1" want_out="$2"
+  shift 3
+  local out status
+  out=$("$kv" "$@" 2>"$TEST_TMPDIR/stderr")
+  status=$?
+  if [[ $status -ne $want_status || "$out" != "$want_out" ]]; then
+    fail "kvstore $*: status $status (want $want_status), stdout '$out'" \
+         "(want '$want_out'), stderr '$(cat "$TEST_TMPDIR/stderr")'"
+  fi
+}
+
+# expect_error PATTERN -- ARGS...: exit status 2 and PATTERN on stderr.
+expect_error() {
+  local pattern="$1"
+  shift 2
+  expect 2 "" -- "$@"
+  grep -q -- "$pattern" "$TEST_TMPDIR/stderr" ||
+    fail "kvstore $*: stderr '$(cat "$TEST_TMPDIR/stderr")' lacks '$pattern'"
+}
+
+expect_error "no such directory" -- --dir="$dir" get k  # Reading creates nothing.
+mkdir -p "$dir"
+expect_error "no store here" -- --dir="$dir" get k
+[[ -z "$(ls -A "$dir")" ]] || fail "get left files in $dir"
+expect 0 "" -- --dir="$dir" put k v1
+expect 0 "v1" -- --dir="$dir" get k
+expect 0 "" -- --dir="$dir" put k v2
+expect 0 "v2" -- --dir="$dir" get k
+expect 0 "" -- --dir="$dir" delete k
+expect 1 "" -- --dir="$dir" get k
+grep -q "not found" "$TEST_TMPDIR/stderr" || fail "get of a deleted key printed no 'not found'"
+expect 0 "" -- --dir="$dir" -- put dash -1
+expect 0 "-1" -- --dir="$dir" get dash
+
+expect 0 "" -- --dir="$dir" bulk-load 250000
+expect 0 "value000000249999" -- --dir="$dir" get key000000249999
+expect 1 "" -- --dir="$dir" get key000000250000
+expect 0 "-1" -- --dir="$dir" get dash
+"$kv" --dir="$dir" stats >"$TEST_TMPDIR/stats" || fail "stats exited with $?"
+for word in "observed FPR" "predicted FPR" "filter KiB" "^L0 " "^total "; do
+  grep -q "$word" "$TEST_TMPDIR/stats" || fail "stats lacks '$word': $(cat "$TEST_TMPDIR/stats")"
+done
+
+expect_error "no command given" -- --dir="$dir"
+expect_error "unknown command 'frob'" -- --dir="$dir" frob
+expect_error "usage: kvstore --dir=DIR put KEY VALUE" -- --dir="$dir" put k
+expect_error "usage: kvstore --dir=DIR stats" -- --dir="$dir" stats extra
+expect_error "--dir is required" -- get k
+expect_error "N must be a whole number" -- --dir="$dir" bulk-load lots
+expect_error "N must be a whole number" -- --dir="$dir" bulk-load -- -5
+touch "$TEST_TMPDIR/plain"
+expect_error "not a directory" -- --dir="$TEST_TMPDIR/plain" put k v
+expect_error "cannot create" -- --dir="$TEST_TMPDIR/no/such/parent" put k v
+
+if ((failures > 0)); then
+  echo "$failures checks failed" >&2
+  exit 1
+fi
+echo "all checks passed"

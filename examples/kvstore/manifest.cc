@@ -1,0 +1,130 @@
+#include "manifest.h"
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "file_util.h"
+#include "lsmbloom/file.h"
+#include "lsmbloom/lookup.h"
+
+namespace kvstore {
+namespace {
+
+constexpr std::string_view kHeader = "kvstore-manifest v1";
+
+absl::Status Corrupt(int line_number, std::string_view line, const char* why) {
+  return absl::DataLossError(absl::StrCat("MANIFEST line ", line_number, ": ", why,
+                                          ": '", std::string(line), "'"));
+}
+
+std::vector<std::string_view> Words(std::string_view line) {
+  std::vector<std::string_view> words;
+  while (!line.empty()) {
+    const size_t start = line.find_first_not_of(' ');
+    if (start == std::string_view::npos) break;
+    line.remove_prefix(start);
+    const size_t end = std::min(line.find(' '), line.size());
+    words.push_back(line.substr(0, end));
+    line.remove_prefix(end);
+  }
+  return words;
+}
+
+// Decimal digits only: no sign, no spaces, no overflow.
+bool ParseNumber(std::string_view word, uint64_t* value) {
+  const char* end = word.data() + word.size();
+  auto [ptr, error] = std::from_chars(word.data(), end, *value);
+  return !word.empty() && error == std::errc() && ptr == end;
+}
+
+}  // namespace
+
+std::string ManifestPath(const std::string& dir) { return dir + "/MANIFEST"; }
+
+std::string EncodeManifest(const Manifest& manifest) {
+  std::string text = absl::StrCat(std::string(kHeader), "\n");
+  absl::StrAppend(&text, "next_file_number ", manifest.next_file_number, "\n");
+  absl::StrAppend(&text, "last_sequence ", manifest.last_sequence, "\n");
+  for (const ManifestFile& f : manifest.files) {
+    absl::StrAppend(&text, "file ", f.level, " ", f.number, "\n");
+  }
+  text += "end\n";
+  return text;
+}
+
+absl::StatusOr<Manifest> DecodeManifest(std::string_view text) {
+  Manifest manifest;
+  bool have_next_file = false, have_sequence = false, ended = false;
+  std::set<uint64_t> numbers;
+  for (int line_number = 1; !text.empty(); ++line_number) {
+    const size_t eol = text.find('\n');
+    if (eol == std::string_view::npos) {
+      return Corrupt(line_number, text, "unterminated line (truncated file?)");
+    }
+    const std::string_view line = text.substr(0, eol);
+    text.remove_prefix(eol + 1);
+    if (ended) return Corrupt(line_number, line, "text after 'end'");
+    if (line_number == 1) {
+      if (line != kHeader) return Corrupt(line_number, line, "not a kvstore MANIFEST");
+      continue;
+    }
+    const std::vector<std::string_view> w = Words(line);
+    uint64_t a = 0, b = 0;
+    if (w.size() == 2 && w[0] == "next_file_number" && ParseNumber(w[1], &a)) {
+      manifest.next_file_number = a;
+      have_next_file = true;
+    } else if (w.size() == 2 && w[0] == "last_sequence" && ParseNumber(w[1], &a)) {
+      if (a > lsmbloom::kMaxSequenceNumber) {
+        return Corrupt(line_number, line, "sequence number out of range");
+      }
+      manifest.last_sequence = a;
+      have_sequence = true;
+    } else if (w.size() == 3 && w[0] == "file" && ParseNumber(w[1], &a) &&
+               ParseNumber(w[2], &b)) {
+      if (a >= static_cast<uint64_t>(lsmbloom::kNumLevels)) {
+        return Corrupt(line_number, line, "level out of range");
+      }
+      if (!numbers.insert(b).second) {
+        return Corrupt(line_number, line, "file listed twice");
+      }
+      manifest.files.push_back({static_cast<int>(a), b});
+    } else if (w.size() == 1 && w[0] == "end") {
+      ended = true;
+    } else {
+      return Corrupt(line_number, line, "unrecognized line");
+    }
+  }
+  if (!ended) return absl::DataLossError("MANIFEST: no 'end' line (truncated file?)");
+  if (!have_next_file || !have_sequence) {
+    return absl::DataLossError("MANIFEST: next_file_number or last_sequence missing");
+  }
+  if (!numbers.empty() && *numbers.rbegin() >= manifest.next_file_number) {
+    return absl::DataLossError(absl::StrCat("MANIFEST: file ", *numbers.rbegin(),
+                                            " is not below next_file_number ",
+                                            manifest.next_file_number));
+  }
+  return manifest;
+}
+
+absl::StatusOr<Manifest> ReadManifest(const std::string& dir) {
+  absl::StatusOr<std::string> text = ReadFileToString(ManifestPath(dir));
+  if (!text.ok()) return text.status();
+  return DecodeManifest(*text);
+}
+
+absl::Status WriteManifest(const std::string& dir, const Manifest& manifest) {
+  // lsmbloom's POSIX writer is the atomic part: it writes MANIFEST.tmp and
+  // Close() syncs it and renames it over MANIFEST.
+  absl::StatusOr<std::unique_ptr<lsmbloom::WritableFile>> file =
+      lsmbloom::NewPosixWritableFile(ManifestPath(dir));
+  if (!file.ok()) return file.status();
+  absl::Status s = (*file)->Append(EncodeManifest(manifest));
+  if (s.ok()) s = (*file)->Close();
+  // The rename is durable only once the directory is.
+  if (s.ok()) s = SyncDir(dir);
+  return s;
+}
+
+}  // namespace kvstore

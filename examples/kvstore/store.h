@@ -1,0 +1,166 @@
+// A small LSM key-value store on lsmbloom's public API.
+//
+// Writes go to a memtable (the newest entry of each key) under increasing
+// sequence numbers. Flush() writes the memtable out as a level-0 table
+// file. When level 0 holds l0_compaction_trigger files, they are merged
+// with the overlapping level-1 files into new level-1 files; a level >= 1
+// over its size budget pushes one file down a level the same way. Get()
+// asks the memtable, then an lsmbloom::TableSet, whose filters spare reads
+// of tables that do not have the key.
+//
+// The directory holds NNNNNN.sst table files, the MANIFEST (manifest.h)
+// that lists the live ones, and a LOCK file that keeps a second Store, in
+// this process or another, from opening it at the same time.
+//
+// There is no write-ahead log: writes made since the last flush are lost
+// unless Close() is called. Not thread-safe.
+
+#ifndef KVSTORE_STORE_H_
+#define KVSTORE_STORE_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "file_util.h"
+#include "lsmbloom/lookup.h"
+#include "lsmbloom/options.h"
+#include "lsmbloom/table_builder.h"
+
+namespace kvstore {
+
+struct StoreOptions {
+  // Create the directory (not its parents) and an empty store if missing.
+  bool create_if_missing = true;
+  // Flush once the memtable holds this many keys, or about this many bytes.
+  size_t memtable_max_entries = 100000;
+  size_t memtable_max_bytes = 64 << 20;
+  // Merge level 0 into level 1 once it has this many files.
+  int l0_compaction_trigger = 4;
+  // Compaction starts a new output file after about this many bytes.
+  uint64_t target_file_size = 2 << 20;
+  // The size budget of level 1; each deeper level gets
+  // level_size_multiplier times the one above. The last level has none.
+  uint64_t level1_max_bytes = 10 << 20;
+  int level_size_multiplier = 10;
+  // How table files are written (block size, filter policy, compression).
+  lsmbloom::TableOptions table_options;
+  // How lookups use the filters.
+  lsmbloom::LookupOptions lookup_options;
+  // Read table files through mmap rather than pread.
+  bool use_mmap = false;
+};
+
+class Store {
+ public:
+  // InvalidArgument for bad options; NotFound if there is no store and
+  // !create_if_missing; Unavailable if the store is open elsewhere;
+  // DataLoss if the MANIFEST or a table it lists is unreadable.
+  static absl::StatusOr<std::unique_ptr<Store>> Open(
+      const std::string& dir, const StoreOptions& options = StoreOptions());
+
+  // Does not flush: call Close() to keep the memtable.
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // An error from the flush a write may trigger leaves the write in the
+  // memtable.
+  absl::Status Put(std::string_view key, std::string_view value);
+  absl::Status Delete(std::string_view key);
+
+  // The value of `key`, or nullopt if it has none (never written, or
+  // deleted). An error only if a table could not be read.
+  absl::StatusOr<std::optional<std::string>> Get(std::string_view key) const;
+
+  // Writes the memtable to a level-0 file (if it has anything), then runs
+  // the compactions that makes due.
+  absl::Status Flush();
+
+  // Merges all of `level` and the overlapping files of level + 1 into
+  // level + 1 now, whatever the triggers say. REQUIRES: 0 <= level <
+  // lsmbloom::kNumLevels - 1.
+  absl::Status CompactLevel(int level);
+
+  // Flushes and releases the directory. Later calls fail, except Close().
+  // On error the store stays open, so Close() may be retried.
+  absl::Status Close();
+
+  // The live files per level, in search order.
+  std::vector<std::vector<lsmbloom::TableFile>> files() const { return tables_.files(); }
+  lsmbloom::LookupStats lookup_stats() const { return tables_.stats(); }
+  void ResetLookupStats() { tables_.ResetStats(); }
+  uint64_t last_sequence() const { return last_sequence_; }
+  size_t memtable_entries() const { return mem_.size(); }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  struct MemEntry {
+    uint64_t sequence = 0;
+    lsmbloom::EntryType type = lsmbloom::EntryType::kValue;
+    std::string value;
+  };
+  // A table file being written; it appears under its name only once
+  // finished.
+  struct NewTable {
+    uint64_t number = 0;
+    std::unique_ptr<lsmbloom::TableBuilder> builder;
+  };
+  using Levels = std::vector<std::vector<lsmbloom::TableFile>>;
+
+  Store(std::string dir, const StoreOptions& options, std::unique_ptr<FileLock> lock);
+
+  absl::Status Recover();
+  // Deletes table files the MANIFEST does not list, and temporaries.
+  void RemoveLeftovers(const std::vector<std::string>& names);
+  absl::Status Write(std::string_view key, lsmbloom::EntryType type,
+                     std::string_view value);
+
+  absl::Status MaybeCompact();
+  // Merges `inputs` (files of `level`) and the overlapping files of level
+  // + 1 into new files of level + 1. With `allow_move`, a single input that
+  // overlaps nothing below is just relabelled.
+  absl::Status Compact(int level, std::vector<lsmbloom::TableFile> inputs,
+                       bool allow_move);
+  // The file of `level` whose turn it is to be pushed down.
+  lsmbloom::TableFile PickFile(int level, const std::vector<lsmbloom::TableFile>& files);
+  uint64_t MaxBytesForLevel(int level) const;
+
+  absl::StatusOr<NewTable> StartTable();
+  absl::StatusOr<lsmbloom::TableFile> FinishTable(int level, NewTable table);
+  absl::StatusOr<lsmbloom::TableFile> OpenTable(int level, uint64_t number) const;
+  // Replaces `removed` with `added`, in the TableSet and in the MANIFEST.
+  // On error neither changes.
+  absl::Status Install(const std::vector<lsmbloom::TableFile>& removed,
+                       const std::vector<lsmbloom::TableFile>& added);
+  absl::Status SaveManifest() const;
+  std::string TableFileName(uint64_t number) const;
+  // Removes files no longer in use. Failures are not errors: Open() removes
+  // leftovers.
+  void RemoveTables(const std::vector<lsmbloom::TableFile>& files) const;
+
+  const std::string dir_;
+  const StoreOptions options_;
+  std::unique_ptr<FileLock> lock_;  // Null once closed.
+  lsmbloom::TableSet tables_;
+  std::map<std::string, MemEntry, std::less<>> mem_;
+  size_t mem_bytes_ = 0;
+  uint64_t last_sequence_ = 0;
+  uint64_t next_file_number_ = 1;
+  // Per level, the largest key of the file last pushed down from it, so
+  // that files take turns (not persisted: a reopened store starts over).
+  std::array<std::optional<std::string>, lsmbloom::kNumLevels> compact_pointer_;
+};
+
+}  // namespace kvstore
+
+#endif  // KVSTORE_STORE_H_

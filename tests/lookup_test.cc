@@ -117,6 +117,9 @@ TEST(LookupTest, OverlappingFilesInOneLevelAreRejected) {
   VersionEdit bad_remove;
   bad_remove.removed.push_back({1, 12345});
   EXPECT_FALSE(lsm.set.Apply(bad_remove).ok());
+  VersionEdit duplicate;  // File number 1 is in level 1 already.
+  duplicate.added.push_back({2, 1, MakeTable({Put("x", 3, "3")})});
+  EXPECT_NE(lsm.set.Apply(duplicate).message().find("already"), std::string::npos);
 }
 
 TEST(LookupTest, UntrustedFilterFileStillAnswersCorrectly) {

@@ -48,7 +48,7 @@ class FilterReader {
   // lookup across many filters can hash a key once; others return null.
   virtual const HashSpec* hash_spec() const { return nullptr; }
   // REQUIRES: hash_spec() != nullptr, hash == KeyHash(key, *hash_spec()).
-  virtual bool HashMayMatch(uint64_t hash) const { return true; }
+  virtual bool HashMayMatch(uint64_t /*hash*/) const { return true; }
   // Batched HashMayMatch; the default loops. REQUIRES: sizes equal.
   virtual void HashesMayMatch(absl::Span<const uint64_t> hashes,
                               absl::Span<bool> out) const;

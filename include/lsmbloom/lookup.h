@@ -92,8 +92,8 @@ class TableSet {
   TableSet& operator=(const TableSet&) = delete;
 
   // Applies `edit` atomically. InvalidArgument (and no change) if a level is
-  // out of range, a removed file is not there, or files of a level >= 1
-  // would overlap.
+  // out of range, a removed file is not there, an added file number is
+  // already in the set, or files of a level >= 1 would overlap.
   absl::Status Apply(const VersionEdit& edit);
 
   // The newest entry for `key` across all files.

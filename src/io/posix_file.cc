@@ -28,6 +28,17 @@ absl::Status PosixError(const std::string& context, int error) {
   }
 }
 
+absl::Status SyncDirectoryOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return PosixError(dir, errno);
+  absl::Status status;
+  if (::fsync(fd) != 0) status = PosixError(dir, errno);
+  ::close(fd);
+  return status;
+}
+
 class PosixWritableFile : public WritableFile {
  public:
   PosixWritableFile(std::string path, std::string tmp_path, int fd)
@@ -67,8 +78,11 @@ class PosixWritableFile : public WritableFile {
     if (status.ok() && ::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
       status = PosixError(path_, errno);
     }
-    if (!status.ok()) ::unlink(tmp_path_.c_str());
-    return status;
+    if (!status.ok()) {
+      ::unlink(tmp_path_.c_str());
+      return status;
+    }
+    return SyncDirectoryOf(path_);  // Makes the rename itself durable.
   }
 
  private:

@@ -68,6 +68,14 @@ absl::Status TableSet::Apply(const VersionEdit& edit) {
       return absl::InvalidArgumentError(absl::StrCat(
           "file ", f.file_number, ": bad level ", f.level, " or no table"));
     }
+    for (const auto& level : next->levels) {
+      for (const TableFile& existing : level) {
+        if (existing.file_number == f.file_number) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("file number ", f.file_number, " is already in the set"));
+        }
+      }
+    }
     next->levels[f.level].push_back(f);
   }
   auto& l0 = next->levels[0];

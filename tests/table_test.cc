@@ -229,6 +229,15 @@ TEST(TableTest, PrefixFilterAnswersPrefixQueries) {
   }
   EXPECT_EQ(present_rejected, 0);
   EXPECT_LT(absent_accepted, 3000 * 0.03);  // ~1% FPR, generous bound.
+  // Prefixes of another length than the extractor's are never ruled out.
+  int other_shape_rejected = 0;
+  for (int user = 0; user < 600; user += 2) {
+    char longer[32];
+    std::snprintf(longer, sizeof(longer), "u%05d/it", user);
+    other_shape_rejected += !(*table)->PrefixMayMatch(longer);
+    other_shape_rejected += !(*table)->PrefixMayMatch(std::string(longer, 3));
+  }
+  EXPECT_EQ(other_shape_rejected, 0);
   EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
   // Without the extractor the reader cannot filter prefixes, so says maybe.
   auto plain = Table::Open(NewMemRandomAccessFile(bytes));

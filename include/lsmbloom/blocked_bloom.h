@@ -44,11 +44,11 @@
 namespace lsmbloom {
 
 struct BlockedBloomOptions {
-  // Filter bits per distinct key; fractional values such as 9.6 are fine.
-  // Ignored when target_fpr is set.
+  // Filter bits per distinct key, in [0.1, 1000]; fractional values such as
+  // 9.6 are fine. Ignored when target_fpr is set.
   double bits_per_key = 10.0;
   // If > 0, the builder picks the smallest bits/key (and its k) whose
-  // predicted false-positive rate is at most this. Must be in (0, 1).
+  // predicted false-positive rate is at most this. Must be in [1e-12, 1).
   double target_fpr = 0.0;
   // k, the bits set per key, in [1, 16]; 0 picks the optimum of the blocked
   // model for the bits/key in force.

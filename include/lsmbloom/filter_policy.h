@@ -73,13 +73,14 @@ class FilterPolicy {
 };
 
 // The cache-line-blocked Bloom filter. Name "lsmbloom.BlockedBloom.v1".
-// Its reader verifies the filter's own header and checksums.
+// Its reader verifies the filter's own header and checksums. Returns null
+// if ValidateOptions(options) fails (and a null policy writes no filter).
 std::shared_ptr<const FilterPolicy> NewBlockedBloomPolicy(
     const BlockedBloomOptions& options = BlockedBloomOptions());
 
 // A standard Bloom filter over one bit array (no blocks), k probes from
 // 64-bit double hashing of XXH3-64; the accuracy reference for the blocked
-// filter. Name "lsmbloom.ClassicBloom.v1". REQUIRES: bits_per_key > 0.
+// filter. Name "lsmbloom.ClassicBloom.v1". Null unless 0 < bits_per_key <= 1000.
 std::shared_ptr<const FilterPolicy> NewClassicBloomPolicy(double bits_per_key = 10);
 
 }  // namespace lsmbloom

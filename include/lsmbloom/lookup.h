@@ -6,8 +6,8 @@
 // candidate file (found by binary search). A lookup hashes the key once,
 // skips files whose key range excludes it without touching their filter,
 // skips files whose filter rules it out without touching their index or
-// data, and stops at the newest entry for the key (a tombstone answers
-// "not found").
+// data, and stops at the newest entry for the key. A tombstone ends the
+// search with Kind::kDeleted, which callers read as "not found".
 //
 // Flushes and compactions change the set with Apply(); every lookup sees
 // one consistent version, and a table removed from the set is freed when
@@ -16,6 +16,7 @@
 #ifndef LSMBLOOM_LOOKUP_H_
 #define LSMBLOOM_LOOKUP_H_
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -70,11 +71,11 @@ struct LevelStats {
   // Mean of the files' predicted FPR (0 without filters).
   double predicted_fpr = 0;
   // False positives among filter checks of keys the file did not have.
+  // (Counters are read one by one while lookups run: clamp, never wrap.)
   double observed_fpr() const {
-    const uint64_t negatives = filters_checked - filters_true_positive;
-    return negatives == 0 ? 0.0
-                          : static_cast<double>(filters_positive - filters_true_positive) /
-                                negatives;
+    const uint64_t tp = std::min(filters_true_positive, filters_positive);
+    const uint64_t negatives = filters_checked > tp ? filters_checked - tp : 0;
+    return negatives == 0 ? 0.0 : static_cast<double>(filters_positive - tp) / negatives;
   }
 };
 

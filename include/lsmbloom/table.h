@@ -81,9 +81,11 @@ class Table {
   absl::StatusOr<LookupResult> GetWithHash(std::string_view user_key,
                                            uint64_t hash) const;
   // The lookup after a filter said "maybe" (or none was consulted). Counts
-  // the outcome as a filter positive when `filter_said_maybe`.
+  // the outcome as a filter positive when `filter_said_maybe`. Adds the
+  // data blocks it read to *blocks_read, if given.
   absl::StatusOr<LookupResult> GetAfterFilter(std::string_view user_key,
-                                              bool filter_said_maybe) const;
+                                              bool filter_said_maybe,
+                                              uint64_t* blocks_read = nullptr) const;
 
   // The filter's answer for hash == KeyHash(key, *filter_hash_spec()),
   // counted in counters(). REQUIRES: filter_hash_spec() != null.
@@ -94,8 +96,10 @@ class Table {
   // False only if the table certainly has no entry for `user_key`.
   // Not counted: a query, not a lookup.
   bool KeyMayMatch(std::string_view user_key) const;
-  // False only if no key in the table has this prefix. REQUIRES: a prefix
-  // extractor matching the table's is passed; else always true.
+  // False only if no key in the table starts with `prefix`. Filters only
+  // when the reader was given the table's prefix extractor (by name) and
+  // `prefix` is exactly what it extracts (Transform(prefix) == prefix);
+  // otherwise true.
   bool PrefixMayMatch(std::string_view prefix) const;
 
   // Non-null when the filter is trusted and takes precomputed hashes.
@@ -110,6 +114,7 @@ class Table {
   // the table.
   std::string_view filter_bytes() const;
 
+  // REQUIRES: the iterator is destroyed before the table.
   std::unique_ptr<TableIterator> NewIterator() const;
 
   // Everything the properties block recorded, as strings.

@@ -40,7 +40,8 @@ class TableBuilder {
   TableBuilder& operator=(const TableBuilder&) = delete;
 
   // REQUIRES: after every earlier entry in the order above;
-  // seq <= kMaxSequenceNumber. InvalidArgument otherwise.
+  // seq <= kMaxSequenceNumber; key and value together at most 1 GiB.
+  // InvalidArgument otherwise.
   absl::Status Add(std::string_view user_key, uint64_t seq, EntryType type,
                    std::string_view value);
 

@@ -17,10 +17,14 @@ absl::Status ValidateOptions(const BlockedBloomOptions& options) {
     return absl::InvalidArgumentError(absl::StrCat(
         "target_fpr must be in (0, 1) or 0 for unset, got ", options.target_fpr));
   }
-  if (options.target_fpr == 0.0 &&
-      !(options.bits_per_key > 0.0 && options.bits_per_key <= 1000.0)) {
+  if (options.target_fpr != 0.0 && options.target_fpr < 1e-12) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "bits_per_key must be in (0, 1000], got ", options.bits_per_key));
+        "target_fpr below 1e-12 is not supported, got ", options.target_fpr));
+  }
+  if (options.target_fpr == 0.0 &&
+      !(options.bits_per_key >= 0.1 && options.bits_per_key <= 1000.0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bits_per_key must be in [0.1, 1000], got ", options.bits_per_key));
   }
   if (options.num_probes < 0 || options.num_probes > kMaxProbes) {
     return absl::InvalidArgumentError(
@@ -43,7 +47,11 @@ double FilterGeometry::bits_per_key() const {
 }
 
 double FilterGeometry::predicted_fpr() const {
-  return num_keys == 0 ? 0.0 : BlockedBloomFpr(bits_per_key(), num_probes);
+  if (num_keys == 0) return 0.0;
+  // Below 0.1 bits/key (possible only in a hand-made header) every probe
+  // answers "maybe"; the model's sum would run for ages.
+  if (bits_per_key() < 0.1) return 1.0;
+  return BlockedBloomFpr(bits_per_key(), num_probes);
 }
 
 absl::StatusOr<FilterGeometry> PlanFilter(uint64_t num_keys,

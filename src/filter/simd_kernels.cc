@@ -27,9 +27,11 @@ namespace hn = hwy::HWY_NAMESPACE;
 // DRAM miss with the probes in between.
 constexpr size_t kPrefetchDistance = 24;
 
-#if HWY_TARGET == HWY_SCALAR
+#if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
 
 // One lane per vector gains nothing: the scalar target is the reference.
+// Scalable vectors (SVE, RVV) have no compile-time lane count to lay a
+// block over, so they use the reference too rather than guess one.
 bool ProbeOne(const uint8_t* bits, uint64_t num_blocks, int num_probes,
               uint64_t hash) {
   return ReferenceProbe(bits, num_blocks, num_probes, hash);

@@ -107,7 +107,6 @@ bool TableSet::SearchFile(const TableFile& file, std::string_view key, uint64_t 
                           absl::StatusOr<LookupResult>* result) const {
   const Table& table = *file.table;
   LevelCounters& c = counters_[file.level];
-  const uint64_t reads_before = table.counters().data_block_reads.load(std::memory_order_relaxed);
   const HashSpec* spec = filter_allowed ? table.filter_hash_spec() : nullptr;
   bool consulted = false;
   if (spec != nullptr) {
@@ -122,9 +121,9 @@ bool TableSet::SearchFile(const TableFile& file, std::string_view key, uint64_t 
     }
     Bump(c.positive);
   }
-  *result = table.GetAfterFilter(key, consulted);
-  Bump(c.data_block_reads,
-       table.counters().data_block_reads.load(std::memory_order_relaxed) - reads_before);
+  uint64_t reads = 0;
+  *result = table.GetAfterFilter(key, consulted, &reads);
+  Bump(c.data_block_reads, reads);
   if (!result->ok()) return true;  // An error ends the lookup: never guess.
   if ((*result)->kind == LookupResult::Kind::kNotFound) return false;
   if (consulted) Bump(c.true_positive);
@@ -195,10 +194,9 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
       const uint32_t i = batch[j];
       if (batched) {
         if (!maybe[j]) continue;
-        const uint64_t before = table.counters().data_block_reads.load(std::memory_order_relaxed);
-        results[i] = table.GetAfterFilter(keys[i], true);
-        Bump(c.data_block_reads,
-             table.counters().data_block_reads.load(std::memory_order_relaxed) - before);
+        uint64_t reads = 0;
+        results[i] = table.GetAfterFilter(keys[i], true, &reads);
+        Bump(c.data_block_reads, reads);
         if (results[i].ok() && results[i]->kind != LookupResult::Kind::kNotFound) {
           Bump(c.true_positive);
         }

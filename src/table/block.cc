@@ -9,7 +9,16 @@ namespace internal {
 int CompareBytes(std::string_view a, std::string_view b) { return a.compare(b); }
 
 absl::StatusOr<Block> Block::Parse(BlockContents contents, std::string_view what) {
-  const std::string_view data = contents.data;
+  // Own the bytes first, so the view below points at their final home.
+  std::unique_ptr<std::string> owned;
+  std::string_view data = contents.mapped;
+  if (contents.is_owned) {
+    owned = std::make_unique<std::string>(std::move(contents.owned));
+    data = *owned;
+  }
+  if (data.size() > UINT32_MAX) {
+    return absl::DataLossError(absl::StrCat(std::string(what), ": block over 4 GiB"));
+  }
   if (data.size() < 4) {
     return absl::DataLossError(absl::StrCat(std::string(what), ": block too short"));
   }
@@ -27,13 +36,7 @@ absl::StatusOr<Block> Block::Parse(BlockContents contents, std::string_view what
           absl::StrCat(std::string(what), ": restart point past the entries"));
     }
   }
-  std::unique_ptr<std::string> owned;
-  std::string_view bytes = data;
-  if (!contents.owned.empty()) {
-    owned = std::make_unique<std::string>(std::move(contents.owned));
-    bytes = *owned;
-  }
-  return Block(std::move(owned), bytes, restarts_offset, num_restarts,
+  return Block(std::move(owned), data, restarts_offset, num_restarts,
                std::string(what));
 }
 

@@ -114,6 +114,7 @@ absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset,
 absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
                                         const BlockHandle& handle,
                                         bool verify_checksum,
+                                        bool allow_compression,
                                         std::string_view what) {
   if (handle.offset > file.Size() ||
       handle.size > file.Size() - handle.offset ||
@@ -125,9 +126,14 @@ absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
   BlockContents contents;
   std::string scratch;
   std::string_view bytes;
-  if (file.MappedContents().empty()) scratch.resize(n);
-  absl::Status s = file.Read(handle.offset, n, scratch.empty() ? nullptr : &scratch[0], &bytes);
-  if (!s.ok()) return s;
+  const std::string_view mapped = file.MappedContents();
+  if (mapped.size() == file.Size()) {
+    bytes = mapped.substr(handle.offset, n);  // In memory: no copy, no Read.
+  } else {
+    scratch.resize(n);
+    absl::Status s = file.Read(handle.offset, n, &scratch[0], &bytes);
+    if (!s.ok()) return s;
+  }
   if (bytes.size() != n) {
     return Corrupt(what, absl::StrCat("short read at ", handle.offset, ": ",
                                       bytes.size(), " of ", n, " bytes"));
@@ -139,27 +145,36 @@ absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
     return Corrupt(what, absl::StrCat("checksum mismatch in block at offset ",
                                       handle.offset));
   }
+  if (type != static_cast<char>(Compression::kNone) && !allow_compression) {
+    return Corrupt(what, absl::StrCat("compressed, but only data blocks may be (at ",
+                                      handle.offset, ")"));
+  }
+  // Decompressed sizes come from the (untrusted) block: cap them.
+  constexpr uint64_t kMaxBlockBytes = uint64_t{1} << 30;
   switch (static_cast<Compression>(type)) {
     case Compression::kNone:
       if (scratch.empty()) {
-        contents.data = body;  // Mapped: no copy.
+        contents.mapped = body;  // In memory: no copy.
       } else {
         scratch.resize(handle.size);
         contents.owned = std::move(scratch);
-        contents.data = contents.owned;
+        contents.is_owned = true;
       }
       return contents;
     case Compression::kSnappy: {
-      if (!snappy::Uncompress(body.data(), body.size(), &contents.owned)) {
+      size_t size = 0;
+      if (!snappy::GetUncompressedLength(body.data(), body.size(), &size) ||
+          size > kMaxBlockBytes ||
+          !snappy::Uncompress(body.data(), body.size(), &contents.owned)) {
         return Corrupt(what, absl::StrCat("bad snappy data at ", handle.offset));
       }
-      contents.data = contents.owned;
+      contents.is_owned = true;
       return contents;
     }
     case Compression::kZstd: {
       const unsigned long long size = ZSTD_getFrameContentSize(body.data(), body.size());
       if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
-          size > (uint64_t{1} << 30)) {
+          size > kMaxBlockBytes) {
         return Corrupt(what, absl::StrCat("bad zstd frame at ", handle.offset));
       }
       contents.owned.resize(size);
@@ -167,7 +182,7 @@ absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
       if (ZSTD_isError(got) || got != size) {
         return Corrupt(what, absl::StrCat("bad zstd data at ", handle.offset));
       }
-      contents.data = contents.owned;
+      contents.is_owned = true;
       return contents;
     }
   }

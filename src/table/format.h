@@ -46,10 +46,13 @@ struct Footer {
 };
 
 // A block's bytes after checksum and decompression: either owned, or a view
-// into memory that outlives it (an mmap'd file).
+// into memory that outlives it (an mmap'd file). Read them through view():
+// a stored view into `owned` would dangle when the struct moves.
 struct BlockContents {
   std::string owned;
-  std::string_view data;
+  std::string_view mapped;
+  bool is_owned = false;
+  std::string_view view() const { return is_owned ? std::string_view(owned) : mapped; }
 };
 
 // Compresses (data blocks only, when it saves at least 1/8), appends
@@ -59,10 +62,12 @@ absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset,
                                        Compression compression);
 
 // Reads the block at `handle`, verifying its checksum (when asked) and
-// decompressing it. `what` names the block in error messages.
+// decompressing it if `allow_compression` (data blocks only; any other block
+// that claims compression is corrupt). `what` names the block in errors.
 absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
                                         const BlockHandle& handle,
                                         bool verify_checksum,
+                                        bool allow_compression,
                                         std::string_view what);
 
 // Internal keys order entries: user key ascending, then the 8-byte tag

@@ -66,7 +66,8 @@ struct Table::Rep {
   absl::StatusOr<std::unique_ptr<Block>> ReadDataBlock(const BlockHandle& h) const {
     counters.data_block_reads.fetch_add(1, std::memory_order_relaxed);
     absl::StatusOr<internal::BlockContents> contents =
-        internal::ReadBlock(*file, h, options.verify_checksums, "data block");
+        internal::ReadBlock(*file, h, options.verify_checksums,
+                            /*allow_compression=*/true, "data block");
     if (!contents.ok()) return contents.status();
     absl::StatusOr<Block> block = Block::Parse(std::move(*contents), "data block");
     if (!block.ok()) return block.status();
@@ -92,13 +93,14 @@ void Table::Rep::LoadFilter(const std::string& policy_name,
   // The filter's checksum is verified whatever verify_checksums says: a
   // filter that lies would lose keys.
   absl::StatusOr<internal::BlockContents> contents =
-      internal::ReadBlock(*file, handle, /*verify_checksum=*/true, "filter block");
+      internal::ReadBlock(*file, handle, /*verify_checksum=*/true,
+                          /*allow_compression=*/false, "filter block");
   if (!contents.ok()) {
     filter_status = contents.status();
     return;
   }
-  std::string_view bytes = contents->data;
-  if (!contents->owned.empty() || reinterpret_cast<uintptr_t>(bytes.data()) % 64 != 0) {
+  std::string_view bytes = contents->view();
+  if (contents->is_owned || reinterpret_cast<uintptr_t>(bytes.data()) % 64 != 0) {
     filter_copy = std::make_unique<AlignedBytes>(bytes);
     bytes = filter_copy->view();
   }
@@ -140,7 +142,8 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
   auto read_meta_block = [&](const BlockHandle& h, const char* what)
       -> absl::StatusOr<Block> {
     absl::StatusOr<internal::BlockContents> c =
-        internal::ReadBlock(*rep->file, h, /*verify_checksum=*/true, what);
+        internal::ReadBlock(*rep->file, h, /*verify_checksum=*/true,
+                            /*allow_compression=*/false, what);
     if (!c.ok()) return c.status();
     return Block::Parse(std::move(*c), what);
   };
@@ -196,7 +199,14 @@ bool Table::KeyMayMatch(std::string_view user_key) const {
 }
 
 bool Table::PrefixMayMatch(std::string_view prefix) const {
-  return rep_->prefix_extractor == nullptr || rep_->filter->KeyMayMatch(prefix);
+  // The filter holds Transform(key) for each key in the domain: only a
+  // prefix of exactly that shape can be ruled out. Anything else (a shorter
+  // or longer prefix) is "maybe".
+  const PrefixExtractor* px = rep_->prefix_extractor.get();
+  if (px == nullptr || !px->InDomain(prefix) || px->Transform(prefix) != prefix) {
+    return true;
+  }
+  return rep_->filter->KeyMayMatch(prefix);
 }
 
 const HashSpec* Table::filter_hash_spec() const {
@@ -250,7 +260,8 @@ absl::StatusOr<LookupResult> Table::GetWithHash(std::string_view user_key,
 }
 
 absl::StatusOr<LookupResult> Table::GetAfterFilter(std::string_view user_key,
-                                                   bool filter_said_maybe) const {
+                                                   bool filter_said_maybe,
+                                                   uint64_t* blocks_read) const {
   TableCounters& c = rep_->counters;
   if (filter_said_maybe) c.filter_positive.fetch_add(1, std::memory_order_relaxed);
   const std::string target = SeekKey(user_key);
@@ -265,6 +276,7 @@ absl::StatusOr<LookupResult> Table::GetAfterFilter(std::string_view user_key,
   if (!handle.DecodeFrom(&handle_bytes)) {
     return absl::DataLossError("index block: bad block handle");
   }
+  if (blocks_read != nullptr) ++*blocks_read;
   absl::StatusOr<std::unique_ptr<Block>> block = rep_->ReadDataBlock(handle);
   if (!block.ok()) return block.status();
   Block::Iterator it(block->get(), internal::CompareInternalKeys);

@@ -87,6 +87,9 @@ absl::Status TableBuilder::Add(std::string_view user_key, uint64_t seq,
   Rep& r = *rep_;
   if (!r.status.ok()) return r.status;
   if (r.done) return absl::FailedPreconditionError("table already finished");
+  if (user_key.size() + value.size() > (size_t{1} << 30)) {
+    return absl::InvalidArgumentError("an entry's key and value exceed 1 GiB");
+  }
   if (seq > kMaxSequenceNumber) {
     return absl::InvalidArgumentError(absl::StrCat("sequence number ", seq,
                                                    " exceeds 2^56 - 1"));

@@ -74,6 +74,8 @@ def parse_name(name):
             target = p[5:]
         elif re.fullmatch(r"-?\d+", p):
             args.append(int(p))
+        elif re.fullmatch(r"(iterations|min_time|repeats):\S+", p):
+            pass  # How it was run, not what: not part of the label.
         else:
             tags.append(p)  # threads:2, real_time, ...: kept in the impl label
     if tags:

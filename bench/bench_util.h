@@ -6,9 +6,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <string_view>
+#include <string>
 #include <vector>
+
+#include "benchmark/benchmark.h"
 
 namespace lsmbloom {
 namespace bench {
@@ -47,6 +51,28 @@ class AlignedCopy {
   std::unique_ptr<char[], Deleter> storage_;
   std::string_view view_;
 };
+
+// Records what the report's machine table shows: CPU model, compiler, build.
+inline void AddMachineContext() {
+  std::string model = "?";
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  benchmark::AddCustomContext("cpu_model", model);
+  benchmark::AddCustomContext("compiler", "gcc " __VERSION__);
+  benchmark::AddCustomContext(
+      "build_flags",
+#ifdef NDEBUG
+      "-O2 -DNDEBUG (bazel -c opt), "
+#else
+      "assertions on (not -c opt), "
+#endif
+      "-std=c++17, no -march: SIMD by Highway runtime dispatch");
+}
 
 }  // namespace bench
 }  // namespace lsmbloom

@@ -375,6 +375,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   benchmark::AddCustomContext("lsmbloom_simd", lsmbloom::ActiveSimdTarget());
+  lsmbloom::bench::AddMachineContext();
   benchmark::Initialize(&argc, argv);
   lsmbloom::bench::RegisterAll();
   benchmark::RunSpecifiedBenchmarks();

@@ -49,7 +49,7 @@ NOT_COUNTERS = {
     "items_per_second", "bytes_per_second",
 }
 # Context keys shown in the machine table; the rest are custom keys.
-MACHINE_KEYS = {
+MACHINE_KEYS = {"cpu_model", "compiler", "build_flags", 
     "date", "host_name", "executable", "num_cpus", "mhz_per_cpu",
     "cpu_scaling_enabled", "caches", "load_avg", "library_build_type",
     "json_schema_version", "library_version",
@@ -225,6 +225,26 @@ def cache_marks(contexts):
 
 # ---- Report sections --------------------------------------------------------
 
+def local_fact(key):
+    """What this machine says, for runs recorded before the benchmarks
+    stored it themselves (marked as read when the report was made)."""
+    try:
+        if key == "cpu_model":
+            for line in open("/proc/cpuinfo"):
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip() + " (read at report time)"
+        if key == "compiler":
+            import subprocess
+            out = subprocess.run(["gcc", "--version"], capture_output=True, text=True)
+            return out.stdout.splitlines()[0] + " (read at report time)"
+        if key == "build_flags":
+            return ("bazel -c opt (-O2 -DNDEBUG), -std=c++17, no -march: SIMD by "
+                    "Highway runtime dispatch")
+    except (OSError, IndexError):
+        pass
+    return "?"
+
+
 def header_section(contexts, command):
     now = datetime.datetime.now(datetime.timezone.utc)
     out = ["# lsmbloom benchmark report", "",
@@ -244,8 +264,12 @@ def header_section(contexts, command):
     cpus = f"{ctx.get('num_cpus', '?')} × {ctx.get('mhz_per_cpu', '?')} MHz"
     if "cpu_scaling_enabled" in ctx:
         cpus += f", frequency scaling {'on' if ctx['cpu_scaling_enabled'] else 'off'}"
-    machine = [("host", ctx.get("host_name", "?")), ("CPUs", cpus),
-               ("caches", ", ".join(caches) or "?")]
+    machine = [("host", ctx.get("host_name", "?")),
+               ("CPU model", ctx.get("cpu_model") or local_fact("cpu_model")),
+               ("CPUs", cpus),
+               ("caches", ", ".join(caches) or "?"),
+               ("compiler", ctx.get("compiler") or local_fact("compiler")),
+               ("build", ctx.get("build_flags") or local_fact("build_flags"))]
     if ctx.get("load_avg"):
         machine.append(("load average at start",
                         ", ".join(f"{x:.2f}" for x in ctx["load_avg"])))

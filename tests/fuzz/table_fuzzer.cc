@@ -12,12 +12,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string bytes(reinterpret_cast<const char*>(data), size);
   auto table = lsmbloom::Table::Open(lsmbloom::NewMemRandomAccessFile(bytes));
   if (!table.ok()) return 0;
-  (*table)->Get("key");
-  (*table)->Get(std::string(bytes.data(), size % 17));
+  (void)(*table)->Get("key");
+  (void)(*table)->Get(std::string(bytes.data(), size % 17));
   auto it = (*table)->NewIterator();
   int steps = 0;
   for (it->SeekToFirst(); it->Valid() && steps < 10000; it->Next(), ++steps) {
-    (*table)->Get(it->entry().user_key);
+    (void)(*table)->Get(it->entry().user_key);
   }
   it->Seek("m");
   return 0;

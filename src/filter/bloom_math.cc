@@ -1,6 +1,8 @@
 #include "lsmbloom/bloom_math.h"
 
 #include <cmath>
+#include <map>
+#include <mutex>
 
 namespace lsmbloom {
 
@@ -91,6 +93,15 @@ double BlockedBloomFpr(double bits_per_key, int num_probes, int block_bits) {
 }
 
 int OptimalBlockedProbes(double bits_per_key) {
+  // Builders ask this for every filter; the model behind it costs about
+  // 0.3 ms, more than building a small filter. Remember recent answers.
+  static std::mutex mu;
+  static std::map<double, int>* cache = new std::map<double, int>;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache->find(bits_per_key);
+    if (it != cache->end()) return it->second;
+  }
   int best = 1;
   double best_fpr = BlockedBloomFpr(bits_per_key, 1);
   for (int k = 2; k <= kMaxProbes; ++k) {
@@ -100,6 +111,9 @@ int OptimalBlockedProbes(double bits_per_key) {
       best_fpr = fpr;
     }
   }
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache->size() > 4096) cache->clear();
+  (*cache)[bits_per_key] = best;
   return best;
 }
 

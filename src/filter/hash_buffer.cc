@@ -68,8 +68,26 @@ void HashBuffer::SpillToGroups() {
   std::vector<uint64_t>().swap(flat_);
 }
 
+// A small buffer is grouped by top byte with a counting sort through one
+// scratch copy (at most kFlatLimit hashes), sparing 256 chunk allocations.
+size_t HashBuffer::UniqueFlat() {
+  std::vector<uint64_t> sorted(flat_.size()), table;
+  size_t start[257] = {};
+  for (uint64_t v : flat_) ++start[(v >> 56) + 1];
+  for (int b = 0; b < 256; ++b) start[b + 1] += start[b];
+  size_t next[256];
+  std::memcpy(next, start, sizeof(next));
+  for (uint64_t v : flat_) sorted[next[v >> 56]++] = v;
+  size_t kept = 0;
+  for (int b = 0; b < 256; ++b) {
+    kept += UniqueInto(&sorted[start[b]], start[b + 1] - start[b], &flat_[kept], table);
+  }
+  flat_.resize(kept);
+  return kept;
+}
+
 size_t HashBuffer::Unique() {
-  if (!grouped_) SpillToGroups();
+  if (!grouped_) return UniqueFlat();
   std::vector<uint64_t> scratch, distinct, table;
   size_t total = 0;
   for (Group& g : groups_) total += UniqueGroup(g, scratch, distinct, table);

@@ -157,9 +157,51 @@ void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes,
   }
 }
 
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+// Sets a key's k bits (positions[0], positions[stride], ...) with one
+// read-modify-write of the block: the key's 512-bit mask is built in 64-bit
+// lanes as the OR over probes of 1 << (p - 64 * lane). This relies on x86's
+// variable shifts (vpsllvq), which give 0 for counts of 64 and more, so a
+// probe sets a bit only in its own lane (p - 64 * lane wraps around to a huge
+// count below it).
+using D64 = hn::CappedTag<uint64_t, 8>;
+constexpr size_t kLanes64 = hn::MaxLanes(D64());
+constexpr size_t kMaskVectors = 8 / kLanes64;
+
+HWY_INLINE void SetKeyBits(uint8_t* block, const uint32_t* positions, size_t stride,
+                           int num_probes) {
+  const D64 d64;
+  const auto one = hn::Set(d64, uint64_t{1});
+  hn::Vec<D64> mask[kMaskVectors], first_bit[kMaskVectors];
+  for (size_t s = 0; s < kMaskVectors; ++s) {
+    mask[s] = hn::Zero(d64);
+    first_bit[s] = hn::Mul(hn::Iota(d64, s * kLanes64), hn::Set(d64, uint64_t{64}));
+  }
+  for (int probe = 0; probe < num_probes; ++probe) {
+    const auto p = hn::Set(d64, uint64_t{positions[probe * stride]});
+    for (size_t s = 0; s < kMaskVectors; ++s) {
+      mask[s] = hn::Or(mask[s], hn::Shl(one, hn::Sub(p, first_bit[s])));
+    }
+  }
+  for (size_t s = 0; s < kMaskVectors; ++s) {
+    uint64_t* words = reinterpret_cast<uint64_t*>(block) + s * kLanes64;
+    hn::StoreU(hn::Or(hn::LoadU(d64, words), mask[s]), d64, words);
+  }
+}
+#else
+// No variable 64-bit shifts with those semantics: one scalar
+// read-modify-write per bit.
+HWY_INLINE void SetKeyBits(uint8_t* block, const uint32_t* positions, size_t stride,
+                           int num_probes) {
+  for (int probe = 0; probe < num_probes; ++probe) {
+    SetBlockBit(block, positions[probe * stride]);
+  }
+}
+#endif
+
 // Positions are computed kLanes keys at a time, one vector multiply per
-// probe; setting the bits is a scalar read-modify-write per bit (x86 has no
-// scatter-OR), into blocks that the caller's ordering keeps in cache.
+// probe, then each key's bits are set in its block, which the caller's
+// ordering keeps in cache.
 void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
                const uint64_t* hashes, size_t n) {
   const D d;
@@ -177,10 +219,8 @@ void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
                 d, positions[probe]);
     }
     for (size_t j = 0; j < kLanes; ++j) {
-      uint8_t* block = bits + BlockIndex(hashes[i + j], num_blocks) * kBlockBytes;
-      for (int probe = 0; probe < num_probes; ++probe) {
-        SetBlockBit(block, positions[probe][j]);
-      }
+      SetKeyBits(bits + BlockIndex(hashes[i + j], num_blocks) * kBlockBytes,
+                 &positions[0][j], kLanes, num_probes);
     }
   }
   ReferenceAdd(bits, num_blocks, num_probes, hashes + i, n - i);

@@ -41,10 +41,14 @@ class HashBuffer {
   size_t Unique();
 
   // Calls visit(const uint64_t* hashes, size_t n) over every hash, group by
-  // group in ascending order of their top byte.
+  // group in ascending order of their top byte (after Unique(); before it,
+  // a small buffer is visited as it was filled).
   template <typename Visit>
   void ForEachRun(Visit visit) {
-    if (!grouped_) SpillToGroups();
+    if (!grouped_) {
+      if (!flat_.empty()) visit(flat_.data(), flat_.size());
+      return;
+    }
     for (const Group& g : groups_) {
       for (size_t c = 0; c * kChunk < g.size; ++c) {
         const size_t n = g.size - c * kChunk < kChunk ? g.size - c * kChunk : kChunk;
@@ -76,6 +80,7 @@ class HashBuffer {
   }
 
   void SpillToGroups();
+  size_t UniqueFlat();
   size_t UniqueGroup(Group& g, std::vector<uint64_t>& scratch,
                      std::vector<uint64_t>& distinct,
                      std::vector<uint64_t>& table);

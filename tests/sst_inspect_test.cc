@@ -549,11 +549,14 @@ void Put64(std::string* s, size_t at, uint64_t v) { std::memcpy(&(*s)[at], &v, 8
 // KeyHash with the default HashSpec.
 uint64_t Xxh3(const char* data, size_t n) { return KeyHash(std::string_view(data, n)); }
 
-// Recomputes the block trailer's checksum: XXH3-64 of the block and its
-// type byte.
+// Recomputes the block trailer's checksum: XXH3-64 of the block seeded
+// with its type byte (0: filters are never compressed), which is KeyHash
+// with that seed.
 void FixTrailer(std::string* file, const FilterBlock& f) {
-  const std::string body_and_type = file->substr(f.offset, f.size + 1);
-  Put64(file, f.offset + f.size + 1, Xxh3(body_and_type.data(), body_and_type.size()));
+  HashSpec seeded;
+  seeded.seed = static_cast<uint8_t>((*file)[f.offset + f.size]);
+  Put64(file, f.offset + f.size + 1,
+        KeyHash(std::string_view(file->data() + f.offset, f.size), seeded));
 }
 
 // Recomputes the filter's own checksums (bits, then header) and the trailer.

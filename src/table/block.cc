@@ -89,18 +89,30 @@ void Block::Iterator::Next() {
   if (valid_) ParseAt(next_);
 }
 
+bool Block::Iterator::RestartKey(uint32_t index, std::string_view* key) {
+  const uint32_t offset = block_->RestartOffset(index);
+  std::string_view in =
+      block_->data_.substr(offset, block_->restarts_offset_ - offset);
+  uint64_t shared, non_shared, value_size;
+  if (!GetVarint64(&in, &shared) || !GetVarint64(&in, &non_shared) ||
+      !GetVarint64(&in, &value_size) || shared != 0 || non_shared > in.size()) {
+    MarkCorrupt();  // A restart must hold an entry with a whole key.
+    return false;
+  }
+  *key = in.substr(0, non_shared);
+  return true;
+}
+
 void Block::Iterator::Seek(std::string_view target) {
   status_ = absl::OkStatus();
-  // Binary search for the last restart whose key is < target.
+  // Binary search for the last restart whose key is < target. Restart keys
+  // are stored whole, so they are compared where they lie, without a copy.
   uint32_t lo = 0, hi = block_->num_restarts_ - 1;
   while (lo < hi) {
     const uint32_t mid = lo + (hi - lo + 1) / 2;
-    SeekToRestart(mid);
-    if (!valid_) {
-      if (status_.ok()) MarkCorrupt();  // A restart must hold an entry.
-      return;
-    }
-    if (cmp_(key_, target) < 0) {
+    std::string_view restart_key;
+    if (!RestartKey(mid, &restart_key)) return;
+    if (cmp_(restart_key, target) < 0) {
       lo = mid;
     } else {
       hi = mid - 1;

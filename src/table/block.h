@@ -47,6 +47,9 @@ class Block {
     // corruption (which sets status_).
     bool ParseAt(uint32_t offset);
     void SeekToRestart(uint32_t index);
+    // The whole key stored at restart `index`, in place; false (and
+    // corrupt) if the entry there is malformed.
+    bool RestartKey(uint32_t index, std::string_view* key);
     void MarkCorrupt();
 
     const Block* block_;

@@ -22,7 +22,7 @@ inline constexpr uint64_t kTableMagic = 0x31424c424d534c88ull;
 inline constexpr uint32_t kTableFormatVersion = 1;
 inline constexpr size_t kFooterSize = 64;
 // After every block: 1 byte compression type, 8 bytes XXH3-64 of the block
-// bytes and the type byte.
+// bytes seeded with the type byte.
 inline constexpr size_t kBlockTrailerSize = 9;
 // Meta-index keys.
 inline constexpr char kPropertiesBlockName[] = "lsmbloom.properties";

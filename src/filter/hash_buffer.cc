@@ -78,9 +78,12 @@ size_t HashBuffer::UniqueFlat() {
   size_t next[256];
   std::memcpy(next, start, sizeof(next));
   for (uint64_t v : flat_) sorted[next[v >> 56]++] = v;
+  // Pointers, not operator[]: an empty buffer or bucket may sit at the end.
   size_t kept = 0;
   for (int b = 0; b < 256; ++b) {
-    kept += UniqueInto(&sorted[start[b]], start[b + 1] - start[b], &flat_[kept], table);
+    const size_t n = start[b + 1] - start[b];
+    if (n == 0) continue;
+    kept += UniqueInto(sorted.data() + start[b], n, flat_.data() + kept, table);
   }
   flat_.resize(kept);
   return kept;
@@ -119,8 +122,10 @@ size_t HashBuffer::UniqueGroup(Group& g, std::vector<uint64_t>& scratch,
     std::memcpy(next, start, sizeof(next));
     for (uint64_t v : scratch) distinct[next[(v >> 48) & 0xff]++] = v;
     for (int b = 0; b < 256; ++b) {
-      kept += UniqueInto(&distinct[start[b]], start[b + 1] - start[b],
-                         &scratch[kept], table);
+      const size_t n = start[b + 1] - start[b];
+      if (n == 0) continue;
+      kept += UniqueInto(distinct.data() + start[b], n, scratch.data() + kept,
+                         table);
     }
     distinct.swap(scratch);
   }

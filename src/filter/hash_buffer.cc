@@ -43,16 +43,10 @@ size_t UniqueInto(const uint64_t* in, size_t n, uint64_t* out,
 
 }  // namespace
 
-size_t HashBuffer::size() const {
-  if (!grouped_) return flat_.size();
-  size_t n = 0;
-  for (const Group& g : groups_) n += g.size;
-  return n;
-}
-
 size_t HashBuffer::MemoryUsage() const {
   size_t bytes = flat_.capacity() * sizeof(uint64_t) +
-                 groups_.capacity() * sizeof(Group);
+                 groups_.capacity() * sizeof(Group) +
+                 (staging_ ? sizeof(Staging) : 0);
   for (const Group& g : groups_) {
     bytes += g.chunks.size() * kChunk * sizeof(uint64_t) +
              g.chunks.capacity() * sizeof(g.chunks[0]);
@@ -60,11 +54,34 @@ size_t HashBuffer::MemoryUsage() const {
   return bytes;
 }
 
+void HashBuffer::AppendToGroup(size_t group, const uint64_t* hashes,
+                               size_t n) {
+  Group& g = groups_[group];
+  for (size_t i = 0; i < n;) {
+    if (g.size % kChunk == 0) g.chunks.emplace_back(new uint64_t[kChunk]);
+    const size_t room = kChunk - g.size % kChunk;
+    const size_t take = n - i < room ? n - i : room;
+    std::memcpy(g.chunks.back().get() + g.size % kChunk, hashes + i,
+                take * sizeof(uint64_t));
+    g.size += take;
+    i += take;
+  }
+}
+
+void HashBuffer::FlushStaging() {
+  if (!staging_) return;
+  for (size_t group = 0; group < 256; ++group) {
+    AppendToGroup(group, staging_->lines[group], staging_->fill[group]);
+  }
+  staging_.reset();
+}
+
 void HashBuffer::SpillToGroups() {
   if (grouped_) return;
   groups_.resize(256);
   grouped_ = true;
-  for (uint64_t h : flat_) AddToGroup(h);
+  staging_.reset(new Staging);
+  for (uint64_t h : flat_) Stage(h);
   std::vector<uint64_t>().swap(flat_);
 }
 
@@ -86,14 +103,17 @@ size_t HashBuffer::UniqueFlat() {
     kept += UniqueInto(sorted.data() + start[b], n, flat_.data() + kept, table);
   }
   flat_.resize(kept);
+  size_ = kept;
   return kept;
 }
 
 size_t HashBuffer::Unique() {
   if (!grouped_) return UniqueFlat();
+  FlushStaging();
   std::vector<uint64_t> scratch, distinct, table;
   size_t total = 0;
   for (Group& g : groups_) total += UniqueGroup(g, scratch, distinct, table);
+  size_ = total;
   return total;
 }
 

@@ -16,18 +16,22 @@ namespace {
 
 using testing::Entry;
 
-// A writable file that fails the Nth Append, or Sync/Close.
+// A writable file that fails the Nth Append, or Sync, or Close.
 class FaultyWritableFile : public WritableFile {
  public:
-  FaultyWritableFile(std::string* out, int fail_append, bool fail_close)
-      : inner_(NewMemWritableFile(out)), fail_append_(fail_append), fail_close_(fail_close) {}
+  enum class Fail { kNothingElse, kSync, kClose };
+  FaultyWritableFile(std::string* out, int fail_append, Fail fail = Fail::kNothingElse)
+      : inner_(NewMemWritableFile(out)), fail_append_(fail_append), fail_(fail) {}
   absl::Status Append(std::string_view data) override {
     if (appends_++ == fail_append_) return absl::UnavailableError("injected write error");
     return inner_->Append(data);
   }
-  absl::Status Sync() override { return inner_->Sync(); }
+  absl::Status Sync() override {
+    if (fail_ == Fail::kSync) return absl::UnavailableError("injected sync failure");
+    return inner_->Sync();
+  }
   absl::Status Close() override {
-    if (fail_close_) return absl::UnavailableError("injected sync failure");
+    if (fail_ == Fail::kClose) return absl::UnavailableError("injected close failure");
     return inner_->Close();
   }
 
@@ -35,7 +39,7 @@ class FaultyWritableFile : public WritableFile {
   std::unique_ptr<WritableFile> inner_;
   int appends_ = 0;
   const int fail_append_;
-  const bool fail_close_;
+  const Fail fail_;
 };
 
 // A readable file whose reads fail or come back short at chosen offsets.
@@ -74,7 +78,7 @@ TEST(FaultInjectionTest, EveryFailedWriteFailsTheBuildAndPublishesNothing) {
   {
     class Counting : public FaultyWritableFile {
      public:
-      Counting(std::string* out, int* count) : FaultyWritableFile(out, -1, false), count_(count) {}
+      Counting(std::string* out, int* count) : FaultyWritableFile(out, -1), count_(count) {}
       absl::Status Append(std::string_view d) override {
         ++*count_;
         return FaultyWritableFile::Append(d);
@@ -88,7 +92,7 @@ TEST(FaultInjectionTest, EveryFailedWriteFailsTheBuildAndPublishesNothing) {
   ASSERT_GT(total_appends, 10);
   for (int fail = 0; fail < total_appends; ++fail) {
     std::string out;
-    TableBuilder b(TableOptions(), std::make_unique<FaultyWritableFile>(&out, fail, false));
+    TableBuilder b(TableOptions(), std::make_unique<FaultyWritableFile>(&out, fail));
     absl::Status s;
     for (const Entry& e : entries) {
       s = b.Add(e.key, e.seq, e.type, e.value);
@@ -102,12 +106,18 @@ TEST(FaultInjectionTest, EveryFailedWriteFailsTheBuildAndPublishesNothing) {
   }
 }
 
-TEST(FaultInjectionTest, FailedSyncFailsTheBuildAndPublishesNothing) {
-  std::string out;
-  TableBuilder b(TableOptions(), std::make_unique<FaultyWritableFile>(&out, -1, true));
-  for (const Entry& e : Entries()) ASSERT_TRUE(b.Add(e.key, e.seq, e.type, e.value).ok());
-  EXPECT_EQ(b.Finish().code(), absl::StatusCode::kUnavailable);
-  EXPECT_TRUE(out.empty());
+TEST(FaultInjectionTest, FailedSyncOrCloseFailsTheBuildAndPublishesNothing) {
+  for (auto fail : {FaultyWritableFile::Fail::kSync, FaultyWritableFile::Fail::kClose}) {
+    std::string out;
+    TableBuilder b(TableOptions(), std::make_unique<FaultyWritableFile>(&out, -1, fail));
+    for (const Entry& e : Entries()) ASSERT_TRUE(b.Add(e.key, e.seq, e.type, e.value).ok());
+    const absl::Status s = b.Finish();
+    EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable);
+    EXPECT_NE(s.message().find(fail == FaultyWritableFile::Fail::kSync ? "sync" : "close"),
+              std::string::npos)
+        << s;
+    EXPECT_TRUE(out.empty());
+  }
 }
 
 TEST(FaultInjectionTest, ReadErrorsAndShortReadsAreErrorsNeverWrongAnswers) {
@@ -121,11 +131,28 @@ TEST(FaultInjectionTest, ReadErrorsAndShortReadsAreErrorsNeverWrongAnswers) {
                                 : FaultyRandomAccessFile::Mode::kShort;
     auto table = Table::Open(std::make_unique<FaultyRandomAccessFile>(bytes, from, to, mode));
     if (!table.ok()) continue;  // A clear error at open is a fine outcome.
-    for (size_t i = 0; i < entries.size(); i += 7) {
+    for (size_t i = 0; i < entries.size(); ++i) {
       absl::StatusOr<LookupResult> got = (*table)->Get(entries[i].key);
       if (!got.ok()) continue;  // Clear error.
       ASSERT_TRUE(testing::SameAsModel(*got, testing::ModelGet(entries, entries[i].key)))
           << "trial " << trial << " key " << entries[i].key;
+    }
+    for (int i = 0; i < 200; ++i) {
+      absl::StatusOr<LookupResult> got = (*table)->Get(testing::AbsentKey(i, 9000));
+      if (!got.ok()) continue;
+      ASSERT_EQ(got->kind, LookupResult::Kind::kNotFound) << "trial " << trial;
+    }
+    // A scan either reports the fault or yields every entry, in order.
+    auto it = (*table)->NewIterator();
+    size_t seen = 0;
+    for (it->SeekToFirst(); it->Valid() && seen < entries.size(); it->Next(), ++seen) {
+      ASSERT_EQ(it->entry().user_key, entries[seen].key) << "trial " << trial;
+      ASSERT_EQ(it->entry().sequence, entries[seen].seq) << "trial " << trial;
+      ASSERT_EQ(it->entry().value, entries[seen].value) << "trial " << trial;
+    }
+    if (it->status().ok()) {
+      EXPECT_EQ(seen, entries.size()) << "trial " << trial;
+      EXPECT_FALSE(it->Valid()) << "more entries than were written, trial " << trial;
     }
   }
 }

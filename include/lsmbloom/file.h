@@ -26,9 +26,8 @@ class WritableFile {
   // Makes everything appended so far durable.
   virtual absl::Status Sync() = 0;
   // Finishes the file. After a successful Close the file is complete and
-  // visible under its final name; a file destroyed without Close is not.
-  // (The POSIX writer can fail after the rename, if syncing the directory
-  // fails: the file is then complete, but its name may not survive a crash.)
+  // visible under its final name; after a failed Close, or a file destroyed
+  // without Close, nothing is there.
   virtual absl::Status Close() = 0;
 };
 

@@ -82,7 +82,11 @@ class PosixWritableFile : public WritableFile {
       ::unlink(tmp_path_.c_str());
       return status;
     }
-    return SyncDirectoryOf(path_);  // Makes the rename itself durable.
+    // Makes the rename itself durable. If that fails, the name may not
+    // survive a crash: take it back, so a failed Close publishes nothing.
+    status = SyncDirectoryOf(path_);
+    if (!status.ok()) ::unlink(path_.c_str());
+    return status;
   }
 
  private:

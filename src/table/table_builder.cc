@@ -146,6 +146,7 @@ absl::Status TableBuilder::Finish() {
 
   std::map<std::string, std::string> meta;  // Meta-index, sorted by name.
   uint64_t filter_size = 0;
+  std::string filter_params;  // The policy's own description of the filter.
   if (s.ok() && r.filter != nullptr) {
     // Start the filter on a 64-byte boundary so its blocks are cache-line
     // aligned wherever the file is mapped or read to an aligned buffer.
@@ -160,6 +161,10 @@ absl::Status TableBuilder::Finish() {
     if (s.ok()) s = r.Write(*filter, Compression::kNone, &handle);
     if (s.ok()) {
       filter_size = handle.size;
+      // The parameters as the policy reads them back (bits/key, k, ...), so
+      // tools can show them without knowing the policy's encoding.
+      auto reader = r.options.filter_policy->NewReader(*filter);
+      filter_params = reader.ok() ? (*reader)->Describe() : "";
       handle.EncodeTo(&meta[internal::kFilterBlockPrefix + r.options.filter_policy->Name()]);
     }
   }
@@ -183,6 +188,7 @@ absl::Status TableBuilder::Finish() {
         {"lsmbloom.filter.policy",
          r.filter != nullptr ? r.options.filter_policy->Name() : ""},
         {"lsmbloom.filter.size", absl::StrCat(filter_size)},
+        {"lsmbloom.filter.params", filter_params},
         {"lsmbloom.filter.keys_added", absl::StrCat(r.filter_keys)},
         {"lsmbloom.filter.whole_key",
          r.filter != nullptr && r.options.whole_key_filtering ? "1" : "0"},
@@ -213,7 +219,8 @@ absl::Status TableBuilder::Finish() {
     s = r.file->Append(encoded);
     r.offset += encoded.size();
   }
-  if (s.ok()) s = r.file->Close();  // Syncs, then publishes the file.
+  if (s.ok()) s = r.file->Sync();
+  if (s.ok()) s = r.file->Close();  // Publishes the file.
   r.file.reset();  // On failure this discards the partial file.
   return s;
 }

@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "lsmbloom/bloom_math.h"
+#include "lsmbloom/filter_policy.h"
 #include "tests/test_keys.h"
 
 namespace lsmbloom {
@@ -89,6 +90,54 @@ TEST(BlockedBloomTest, SizedFromDistinctKeys) {
   ASSERT_TRUE(reader.ok());
   EXPECT_EQ(reader->geometry().num_keys, 10000u);
   EXPECT_EQ(reader->geometry().num_blocks, (10000u * 10 + 511) / 512);
+}
+
+TEST(BlockedBloomTest, LargeBuildsCountEveryDistinctHashOnce) {
+  // 1.5 million hashes spill into the builder's 256 groups and overflow the
+  // size at which a group is de-duplicated in one table; each is added twice,
+  // far apart, and in a different order the second time.
+  constexpr uint64_t kDistinct = 1500000;
+  auto once = BlockedBloomBuilder::Create();
+  auto twice = BlockedBloomBuilder::Create();
+  ASSERT_TRUE(once.ok() && twice.ok());
+  for (uint64_t i = 0; i < kDistinct; ++i) {
+    once->AddHash(testing::SplitMix64(i));
+    twice->AddHash(testing::SplitMix64(i));
+  }
+  for (uint64_t i = kDistinct; i-- > 0;) twice->AddHash(testing::SplitMix64(i));
+  EXPECT_EQ(once->num_buffered(), kDistinct);
+  // At the turn the same hash arrives twice in a row: dropped on arrival.
+  EXPECT_EQ(twice->num_buffered(), 2 * kDistinct - 1);
+  const absl::StatusOr<std::string> a = once->Finish();
+  const absl::StatusOr<std::string> b = twice->Finish();
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, *b);
+  auto reader = BlockedBloomReader::Open(*a);
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ(reader->geometry().num_keys, kDistinct);
+  size_t misses = 0;
+  for (uint64_t i = 0; i < kDistinct; ++i) {
+    misses += !reader->MayMatchHash(testing::SplitMix64(i));
+  }
+  EXPECT_EQ(misses, 0u);
+}
+
+TEST(BlockedBloomTest, PolicyBuildersTakeHashesOrKeysAlike) {
+  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 3, 20000);
+  for (const auto& policy :
+       {NewBlockedBloomPolicy(), NewClassicBloomPolicy(10)}) {
+    auto by_key = policy->NewBuilder();
+    auto by_hash = policy->NewBuilder();
+    ASSERT_NE(by_hash->hash_spec(), nullptr) << policy->Name();
+    for (const std::string& key : keys) {
+      by_key->AddKey(key);
+      by_hash->AddHash(KeyHash(key, *by_hash->hash_spec()));
+    }
+    const absl::StatusOr<std::string> a = by_key->Finish();
+    const absl::StatusOr<std::string> b = by_hash->Finish();
+    ASSERT_TRUE(a.ok() && b.ok()) << policy->Name();
+    EXPECT_EQ(*a, *b) << policy->Name();
+  }
 }
 
 TEST(BlockedBloomTest, BuilderResetsAfterFinish) {

@@ -287,7 +287,7 @@ TEST_F(SstInspectTest, PropsGolden) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_EQ(Masked(r.out, path_), R"(FILE
-  size               2489 bytes (2.4 KiB)
+  size               2613 bytes (2.6 KiB)
   format             lsmbloom table v1 (footer of 64 bytes: magic and checksum ok)
   created            <time> by lsmbloom
   entries            64: 56 values, 8 deletions

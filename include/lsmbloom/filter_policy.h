@@ -27,11 +27,20 @@
 
 namespace lsmbloom {
 
-// Collects the keys of one filter. Call order: (AddKey)* Finish, once.
+// Collects the keys of one filter. Call order: (AddKey | AddHash)* Finish,
+// once.
 class FilterBuilder {
  public:
   virtual ~FilterBuilder() = default;
   virtual void AddKey(std::string_view key) = 0;
+
+  // Builders that place keys by a KeyHash() return its HashSpec, so a caller
+  // that has hashed a key already can hand over the hash; others return null.
+  virtual const HashSpec* hash_spec() const { return nullptr; }
+  // Same as AddKey(key). REQUIRES: hash_spec() != nullptr and
+  // hash == KeyHash(key, *hash_spec()).
+  virtual void AddHash(uint64_t /*hash*/) {}
+
   virtual absl::StatusOr<std::string> Finish() = 0;
 };
 

@@ -43,6 +43,8 @@ class ClassicBuilder : public FilterBuilder {
  public:
   explicit ClassicBuilder(double bits_per_key) : bits_per_key_(bits_per_key) {}
   void AddKey(std::string_view key) override { hashes_.push_back(KeyHash(key)); }
+  const HashSpec* hash_spec() const override { return &spec_; }
+  void AddHash(uint64_t hash) override { hashes_.push_back(hash); }
 
   absl::StatusOr<std::string> Finish() override {
     std::sort(hashes_.begin(), hashes_.end());
@@ -73,6 +75,7 @@ class ClassicBuilder : public FilterBuilder {
 
  private:
   double bits_per_key_;
+  HashSpec spec_;  // The default: what KeyHash(key) uses.
   std::vector<uint64_t> hashes_;
 };
 

@@ -18,6 +18,8 @@ class BlockedBloomFilterBuilder : public FilterBuilder {
   explicit BlockedBloomFilterBuilder(BlockedBloomBuilder builder)
       : builder_(std::move(builder)) {}
   void AddKey(std::string_view key) override { builder_.AddKey(key); }
+  const HashSpec* hash_spec() const override { return &builder_.options().hash; }
+  void AddHash(uint64_t hash) override { builder_.AddHash(hash); }
   absl::StatusOr<std::string> Finish() override { return builder_.Finish(); }
 
  private:

@@ -2,7 +2,8 @@
 # Runs the tests: the library's (bazel test //...) and the example store's
 # (a separate workspace in examples/kvstore). Installs what is missing first.
 # With --with-sanitizers (what CI runs) also: the suite under ASan+UBSan,
-# the concurrency tests under TSan, and each fuzzer for 60 seconds.
+# the concurrency tests under TSan, each fuzzer for 60 seconds, and a quick
+# smoke run of the benchmark harness.
 # Ends with one line "N passed, N failed" counted from the test cases in
 # Bazel's test.xml files (not from Bazel's per-target summary).
 set -uo pipefail
@@ -12,7 +13,8 @@ usage() {
 usage: tools/test.sh [--with-sanitizers] [extra bazel test flags]
 Installs missing Debian packages (tools/setup.sh), runs all tests, prints
 "N passed, N failed" and exits non-zero if any test failed.
-  --with-sanitizers   also ASan+UBSan, TSan and 60 s of each fuzzer (clang)
+  --with-sanitizers   also ASan+UBSan, TSan, 60 s of each fuzzer (clang) and
+                      tools/run_bench.sh --quick into a temporary directory
 USAGE
 }
 
@@ -118,12 +120,13 @@ if ((sanitizers)); then
       cp -r "tests/fuzz/corpus/$target/." "$work/"
       echo "== fuzzing $target for 60 s" >&2
       if "$bin/tests/fuzz/${target}_fuzzer" -max_total_time=60 -print_final_stats=1 \
-          -artifact_prefix="$root/tests/fuzz/crash-$target-" "$work" >&2 2>"$work.log"; then
+          -artifact_prefix="$root/tests/fuzz/corpus/$target/crash-" "$work" >&2 2>"$work.log"; then
         tail -n 3 "$work.log" >&2
         echo "1 0" >>"$tally"
       else
         tail -n 30 "$work.log" >&2
-        echo "fuzzer $target found a failure; the input is in tests/fuzz/crash-$target-*" >&2
+        echo "fuzzer $target found a failure; the input is tests/fuzz/corpus/$target/crash-*:" \
+          "commit it with the fix and //tests/fuzz:${target}_corpus_test replays it" >&2
         echo "0 1" >>"$tally"
         status=1
       fi
@@ -133,6 +136,21 @@ if ((sanitizers)); then
     echo "0 1" >>"$tally"
     status=1
   fi
+fi
+
+if ((sanitizers)); then
+  # Smoke run of the benchmark harness (numbers not judged here): every
+  # binary runs, the report renders.
+  bench_out=$(mktemp -d)
+  echo "== tools/run_bench.sh --quick --out $bench_out" >&2
+  if tools/run_bench.sh --quick --out "$bench_out" >&2 && [[ -s "$bench_out/REPORT.md" ]]; then
+    echo "1 0" >>"$tally"
+  else
+    echo "the benchmark smoke run failed" >&2
+    echo "0 1" >>"$tally"
+    status=1
+  fi
+  rm -rf "$bench_out"
 fi
 
 awk '{p += $1; f += $2} END {printf "%d passed, %d failed\n", p, f}' "$tally"

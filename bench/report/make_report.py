@@ -10,15 +10,22 @@ BM_QueryAbsentBatch_Lsmbloom/1000000/32. DIR/REPORT.md contains:
     lsmbloom_simd, the dates of the runs and the command that made them;
   * one table per measure: rows are the arguments (n, batch; bits/key for
     Fpr), columns the implementations, cells ns/key = 1e9 / items_per_second
-    (3 significant digits), ratio columns <Impl> / Lsmbloom from the same run,
-    and the counters bits_per_key, fpr and the model FPRs where present;
-  * a table of the per-SIMD-target runs (.../simd:<target>/...);
-  * plots: ns/key vs n (queries, lookups, builds; log-x, with the L1d/L2/L3
-    sizes marked as keys at 10 bits/key), ns/key per SIMD target, and
-    measured vs modelled FPR against bits/key when BM_Fpr_* runs exist;
+    (3 significant digits) and, where bytes_per_second is reported (table
+    build), MB/s = bytes_per_second / 1e6 beside it; ratio columns
+    <Impl> / Lsmbloom from the same run, and the counters bits_per_key, fpr
+    and the model FPRs where present;
+  * the LSM point lookups (BM_[Multi]Get{Absent,Present}_<Impl>, lookup_bench)
+    in one table, with a grouped bar chart of ns per lookup beside it;
+  * a table of the per-SIMD-target runs (.../simd:<target>/...): one row per
+    target, ns/key per measure and the FPR of the BM_Fpr runs;
+  * plots: ns/key vs n (filter queries, table lookups, builds; log-x, with
+    the L1d/L2/L3 sizes marked as keys at 10 bits/key; absent keys solid,
+    present keys dashed), ns/key per SIMD target, and measured vs modelled
+    FPR against bits/key (with the per-target FPRs) when BM_Fpr_* runs exist;
   * the benchmarks that reported an error (listed, never plotted).
 With --benchmark_repetitions the "median" aggregate rows are used; without,
-the median of the plain rows of the same name.
+the median of the plain rows of the same name. The plots need matplotlib
+(Debian: python3-matplotlib), imported only once the arguments are parsed.
 """
 
 import argparse
@@ -31,17 +38,12 @@ import re
 import statistics
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import (  # noqa: E402
-    FormatStrFormatter, LogLocator, NullFormatter)
-
 BASELINE = "Lsmbloom"
 MODEL_COUNTERS = ("fpr_model", "fpr_standard", "fpr_mean_fill")
 SHOWN_COUNTERS = ("bits_per_key", "fpr") + MODEL_COUNTERS
-PLOT_NAMES = re.compile(r"(.+_vs_n|simd_targets|fpr_vs_bits)\.png$")
+PLOT_NAMES = re.compile(r"(.+_vs_n|simd_targets|fpr_vs_bits|lookup_vs_peers)\.png$")
+# lookup_bench's measures: point lookups in an LSM tree, against its peers.
+LOOKUP = re.compile(r"(Multi)?Get(Absent|Present)")
 # Fields of a benchmark entry that are not user counters.
 NOT_COUNTERS = {
     "family_index", "per_family_instance_index", "repetitions",
@@ -56,7 +58,7 @@ MACHINE_KEYS = {"cpu_model", "compiler", "build_flags",
 }
 
 Run = collections.namedtuple(
-    "Run", "measure impl target args ns counters reps source")
+    "Run", "measure impl target args ns bps counters reps source label")
 
 
 # ---- Reading ----------------------------------------------------------------
@@ -100,7 +102,9 @@ def make_run(run_name, entries, source):
             and not isinstance(v, bool)}
     counters = {k: median_of(entries, k) for k in keys}
     reps = max(e.get("repetitions", 1) or 1 for e in entries)
-    return Run(measure, impl, target, args, ns, counters, reps, source)
+    label = str(entries[0].get("label") or "").strip()
+    return Run(measure, impl, target, args, ns, median_of(entries, "bytes_per_second"),
+               counters, reps, source, label)
 
 
 def load(paths):
@@ -302,9 +306,13 @@ def measure_section(measure, runs):
     counters = [(c, i) for c in SHOWN_COUNTERS for i in impls
                 if any(c in r.counters for r in runs if r.impl == i)]
 
+    # MB/s beside ns/key for the implementations that report bytes (table build).
+    rated = {i for i in impls if any(r.bps for r in runs if r.impl == i)}
+
     header = [h for h, _ in cols]
     if timed:
-        header += [f"{i} ns/key" for i in impls]
+        for i in impls:
+            header += [f"{i} ns/key"] + ([f"{i} MB/s"] if i in rated else [])
         header += [f"{o} / {BASELINE}" for o in ratios]
     header += [f"{c} {i}" for c, i in counters]
     if len(header) == len(cols):
@@ -317,7 +325,10 @@ def measure_section(measure, runs):
         row = row or ["—"]
         cell = lambda i: by_key.get((a, i))  # noqa: E731
         if timed:
-            row += [sig3(cell(i).ns) if cell(i) else "—" for i in impls]
+            for i in impls:
+                row.append(sig3(cell(i).ns) if cell(i) else "—")
+                if i in rated:
+                    row.append(sig3(cell(i).bps / 1e6) if cell(i) and cell(i).bps else "—")
             for o in ratios:
                 mine, theirs = cell(BASELINE), cell(o)
                 ok = mine and theirs and mine.ns and theirs.ns
@@ -328,39 +339,159 @@ def measure_section(measure, runs):
     return [f"### {measure}", "", md_table(header, rows), ""]
 
 
-def simd_section(runs, contexts, plot):
-    targets = list(dict.fromkeys(r.target for r in runs))
-    cells = collections.OrderedDict()
+def lookup_name(measure):
+    """'MultiGetAbsent' -> ('MultiGet absent', sort key): Get before MultiGet,
+    absent before present."""
+    m = LOOKUP.fullmatch(measure)
+    return (f"{'MultiGet' if m[1] else 'Get'} {m[2].lower()}",
+            (bool(m[1]), m[2] == "Present"))
+
+
+def lookup_groups(runs):
+    """[(label, args, {impl: run})] in Get/MultiGet, absent/present order;
+    the label names n only when the runs have several."""
+    several = len({r.args for r in runs}) > 1
+    groups = {}
     for r in runs:
-        if r.ns is not None:
-            cells.setdefault((r.measure, r.impl, r.args), {})[r.target] = r.ns
-    if not cells:
-        return []
-    header = ["measure", "args"] + [f"{t} ns/key" for t in targets]
-    has_scalar = "scalar" in targets and len(targets) > 1
-    if has_scalar:
-        header.append("scalar / fastest")
+        groups.setdefault((r.measure, r.args), {})[r.impl] = r
+    out = []
+    for (measure, args), by_impl in sorted(
+            groups.items(), key=lambda g: (g[0][1], lookup_name(g[0][0])[1])):
+        label = lookup_name(measure)[0]
+        if several and args:
+            label += " n=" + " ".join(human_count(a) for a in args)
+        out.append((label, args, by_impl))
+    return out
+
+
+def lookup_section(runs, plot):
+    """The LSM point lookups (lookup_bench) against the other stores: one table,
+    rows Get/MultiGet x absent/present, and its bar chart."""
+    impls = ordered_impls(runs)
+    groups = lookup_groups(runs)
+    nargs = max(len(r.args) for r in runs)
+    cols = arg_columns("Get", nargs)
+    others = [i for i in impls if i != BASELINE] if BASELINE in impls else []
+    both = lambda g, o: (g.get(o) and g.get(BASELINE)  # noqa: E731
+                         and g[o].ns and g[BASELINE].ns)
+    ratios = [o for o in others if any(both(g, o) for _, _, g in groups)]
+    header = (["lookup"] + [h for h, _ in cols] + [f"{i} ns/lookup" for i in impls]
+              + [f"{o} / {BASELINE}" for o in ratios])
     rows = []
-    for (measure, impl, args), by_t in cells.items():
-        row = [f"{measure} {impl}", " ".join(
-            f"{h}={fmt(v)}" for (h, fmt), v in zip(arg_columns(measure, len(args)), args))]
-        row += [sig3(by_t.get(t)) for t in targets]
-        if has_scalar:
+    for label, args, g in groups:
+        row = [label.split(" n=")[0]] + [fmt(v) for (_, fmt), v in zip(cols, args)]
+        row += [""] * (nargs - len(args))
+        row += [sig3(g[i].ns) if i in g else "—" for i in impls]
+        row += [sig3(g[o].ns / g[BASELINE].ns) if both(g, o) else "—" for o in ratios]
+        rows.append(row)
+    missing = ""
+    if any("—" in row for row in rows):
+        no_multi = [i for i in impls if not any(
+            i in g for label, _, g in groups if label.startswith("MultiGet"))]
+        missing = " \"—\": not measured" + (
+            " (LevelDB has no MultiGet)." if no_multi == ["LevelDb"] else ".")
+    out = ["### LSM point lookups", "",
+           "Point lookups in an LSM tree of n keys held in several levels of files "
+           "(`lookup_bench`): ns/lookup = 1e9 / items_per_second; a MultiGet's time "
+           "is per key of its batch." + missing, "",
+           md_table(header, rows), ""]
+    shapes = []
+    for i in impls:
+        labels = list(dict.fromkeys(r.label for r in runs if r.impl == i and r.label))
+        if labels:
+            shapes.append(f"{i} {' / '.join(labels)}")
+    if shapes:
+        out += ["Files per level: " + "; ".join(shapes) + ".", ""]
+    if plot:
+        out += [f"![LSM point lookups: ns per lookup]({plot})", ""]
+    return out
+
+
+def simd_section(runs, contexts, plot):
+    """One row per SIMD target: ns/key of each timed measure, the measured FPR
+    of each BM_Fpr run, and a last row scalar / fastest."""
+    targets = list(dict.fromkeys(r.target for r in runs))
+    columns = collections.OrderedDict()  # (measure, impl, args, kind) -> {target: v}
+    for r in runs:
+        if r.measure == "Fpr":
+            if r.counters.get("fpr") is not None:
+                columns.setdefault((r.measure, r.impl, r.args, "fpr"), {})[r.target] = \
+                    r.counters["fpr"]
+        elif r.ns is not None:
+            columns.setdefault((r.measure, r.impl, r.args, "ns"), {})[r.target] = r.ns
+    if not columns:
+        return []
+
+    def title(measure, impl, args, kind):
+        who = "" if impl == BASELINE else f" {impl}"
+        desc = [f"{h}={fmt(v)}" for (h, fmt), v in
+                zip(arg_columns(measure, len(args)), args)]
+        if kind == "fpr":  # "FPR at 10.0 bits/key"
+            return " ".join([f"FPR{who}"] + [re.sub(r"^bits/key=(.*)", r"at \1 bits/key", d)
+                                              for d in desc])
+        return " ".join([measure + who] + desc + ["ns/key"])
+
+    header = ["target"] + [title(*key) for key in columns]
+    rows = []
+    for t in targets:
+        rows.append([f"`{t}`"] + [
+            (fmt_counter("fpr", by_t.get(t)) if key[3] == "fpr" else sig3(by_t.get(t)))
+            for key, by_t in columns.items()])
+    if "scalar" in targets and len(targets) > 1:
+        row = ["scalar / fastest"]
+        for key, by_t in columns.items():
             timed = [v for v in by_t.values() if v]
             scalar = by_t.get("scalar")
-            row.append(sig3(scalar / min(timed)) if scalar and timed else "—")
+            ok = key[3] == "ns" and scalar and timed
+            row.append(sig3(scalar / min(timed)) if ok else "—")
         rows.append(row)
     active = [c["lsmbloom_simd"] for _, c in contexts if "lsmbloom_simd" in c]
-    out = ["## Per SIMD target", ""]
-    if active:
-        out += [f"The unsuffixed runs above used target `{active[0]}`.", ""]
-    out += [md_table(header, rows), ""]
+    impls = sorted({r.impl for r in runs})
+    out = ["## Per SIMD target", "",
+           f"Each row: the same work with {' and '.join(impls)}'s kernels pinned to "
+           "one target."
+           + (f" The unsuffixed runs above used target `{active[0]}`." if active else ""),
+           "", md_table(header, rows), ""]
+    for key, by_t in columns.items():
+        if key[3] != "fpr":
+            continue
+        values = set(by_t.values())
+        what = title(*key).replace("FPR", "The FPR", 1)
+        every = ("every target" if len(by_t) == len(targets)
+                 else f"the {len(by_t)} targets measured")
+        if len(values) == 1:
+            out += [f"{what} is identical on {every} "
+                    f"({fmt_counter('fpr', values.pop())}), as it must be: every target "
+                    "writes byte-identical filters.", ""]
+        else:
+            out += [f"{what} differs between targets although every target should "
+                    "write byte-identical filters: a bug to look into.", ""]
     if plot:
         out += [f"![ns/key per SIMD target]({plot})", ""]
     return out
 
 
 # ---- Plots ------------------------------------------------------------------
+
+_pyplot = None
+
+
+def pyplot():
+    """matplotlib.pyplot (Agg backend), imported on first use: --help and
+    argument errors work without matplotlib; a missing one is one line."""
+    global _pyplot
+    if _pyplot is None:
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot
+        except ImportError as e:
+            sys.exit(f"make_report: the plots need matplotlib, which {sys.executable} "
+                     f"cannot import ({e}); install python3-matplotlib "
+                     "(apt-get install -y python3-matplotlib) and run /usr/bin/python3")
+        _pyplot = matplotlib.pyplot
+    return _pyplot
+
 
 def series_label(r, with_n=False):
     """'<Measure> <Impl> [n=..] [batch=..]': the first argument only if with_n."""
@@ -371,19 +502,31 @@ def series_label(r, with_n=False):
 
 
 def plot_vs_n(runs, title, marks, path):
+    """ns/key against n, a line per series. A measure's Absent and Present
+    variants (QueryAbsentBatch, QueryPresentBatch) share a colour; Present
+    lines are dashed."""
+    plt = pyplot()
+    from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
     series = collections.OrderedDict()
-    for r in sorted(runs, key=lambda r: r.impl != BASELINE):  # stable
+    for r in runs:
         if r.ns is not None and r.args:
             series.setdefault(series_label(r), []).append((r.args[0], r.ns))
     if not series:
         return False
+    pair = lambda label: re.sub(r"(Absent|Present)", "", label, count=1)  # noqa: E731
+    pairs = list(dict.fromkeys(pair(label) for label in series))
+    # Lsmbloom first, each Absent line next to its Present one; colours in that order.
+    order = sorted(series, key=lambda label: (
+        label.split(" ")[1] != BASELINE, pairs.index(pair(label)), "Present" in label))
+    pairs = list(dict.fromkeys(pair(label) for label in order))
     ys_all = [p for pts in series.values() for p in pts]
     fig, ax = plt.subplots(figsize=(9, 5.5))
-    colors = plt.get_cmap("tab10" if len(series) <= 10 else "tab20").colors
-    for k, (label, pts) in enumerate(series.items()):
-        xs, ys = zip(*sorted(pts))
-        ax.plot(xs, ys, marker="o" if BASELINE in label else "s", label=label,
-                color=colors[k % len(colors)])
+    colors = plt.get_cmap("tab10" if len(pairs) <= 10 else "tab20").colors
+    for label in order:
+        xs, ys = zip(*sorted(series[label]))
+        ax.plot(xs, ys, marker="o" if label.split(" ")[1] == BASELINE else "s",
+                linestyle="--" if "Present" in label.split(" ")[0] else "-",
+                label=label, color=colors[pairs.index(pair(label)) % len(colors)])
     ax.set_xscale("log")
     ax.set_yscale("log")
     lo, hi = min(y for _, y in ys_all), max(y for _, y in ys_all)
@@ -391,12 +534,15 @@ def plot_vs_n(runs, title, marks, path):
     ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
     ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
     ax.yaxis.set_minor_formatter(NullFormatter())
+    # Only the cache sizes near the data: a far one would squeeze the lines.
+    xs_all = [x for x, _ in ys_all]
+    marks = [m for m in marks if min(xs_all) / 5 <= m[2] <= max(xs_all) * 5]
     for label, size, keys in marks:
-        ax.axvline(keys, color="grey", linestyle="--", linewidth=1)
+        ax.axvline(keys, color="grey", linestyle=":", linewidth=1.2)
         ax.text(keys, 1.01, f"{label} {human_bytes(size)}\n{human_count(keys)} keys",
                 transform=ax.get_xaxis_transform(), fontsize=8, color="dimgrey",
                 va="bottom", ha="center")
-    ax.set_xlabel("n (keys)" + ("; dashed: cache sizes as keys at 10 bits/key"
+    ax.set_xlabel("n (keys)" + ("; dotted: cache sizes as keys at 10 bits/key"
                                 if marks else ""))
     ax.set_ylabel("ns/key (log)")
     ax.set_title(title, pad=30 if marks else 6)
@@ -407,7 +553,46 @@ def plot_vs_n(runs, title, marks, path):
     return True
 
 
+def plot_lookups(runs, path):
+    """Grouped bars: a group per lookup kind (Get/MultiGet x absent/present),
+    a bar per implementation (same colour in every group), ns per lookup."""
+    plt = pyplot()
+    impls = ordered_impls(runs)
+    groups = [(label, {i: r.ns for i, r in g.items() if r.ns})
+              for label, _, g in lookup_groups(runs)]
+    groups = [(label, by_impl) for label, by_impl in groups if by_impl]
+    if not groups:
+        return False
+    colors = plt.get_cmap("tab10").colors
+    width = 0.8 / len(impls)
+    fig, ax = plt.subplots(figsize=(max(7, 1.9 * len(groups) + 2), 5))
+    drawn = set()
+    for x, (_, by_impl) in enumerate(groups):
+        present = [i for i in impls if i in by_impl]  # no gap for a missing bar
+        for k, impl in enumerate(present):
+            bar = ax.bar(x + (k - (len(present) - 1) / 2) * width, by_impl[impl], width,
+                         color=colors[impls.index(impl) % 10],
+                         label=None if impl in drawn else impl)
+            ax.bar_label(bar, labels=[sig3(by_impl[impl])], fontsize=8)
+            drawn.add(impl)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([label for label, _ in groups])
+    ax.set_ylabel("ns per lookup (lower is better)")
+    ns = sorted({r.args[0] for r in runs if r.args})
+    ax.set_title("LSM point lookups" + (f", n = {ns[0]:,} keys" if len(ns) == 1 else ""))
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    ax.margins(y=0.1)
+    handles, labels = ax.get_legend_handles_labels()
+    order = sorted(range(len(labels)), key=lambda j: impls.index(labels[j]))
+    ax.legend([handles[j] for j in order], [labels[j] for j in order], fontsize=9)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return True
+
+
 def plot_simd(runs, path):
+    plt = pyplot()
     targets = list(dict.fromkeys(r.target for r in runs))
     groups = collections.OrderedDict()
     for r in runs:
@@ -435,16 +620,19 @@ def plot_simd(runs, path):
     return True
 
 
-def plot_fpr(runs, path):
+def plot_fpr(runs, path, per_target=()):
+    """Measured FPR (points) and model FPRs (curves) against bits/key; the
+    per-SIMD-target BM_Fpr runs as large hollow diamonds around their point."""
+    plt = pyplot()
     impls = ordered_impls(runs)
     fig, ax = plt.subplots(figsize=(8, 5.5))
     drawn = False
+    x = lambda r: r.counters.get("bits_per_key") or (  # noqa: E731
+        r.args[0] / 1000 if r.args else None)
     for k, impl in enumerate(impls):
         color = plt.get_cmap("tab10").colors[k % 10]
         rs = sorted((r for r in runs if r.impl == impl),
                     key=lambda r: r.args[:1])
-        x = lambda r: r.counters.get("bits_per_key") or (  # noqa: E731
-            r.args[0] / 1000 if r.args else None)
         pts = [(x(r), r.counters.get("fpr")) for r in rs]
         pts = [(a, b) for a, b in pts if a and b and b > 0]
         if pts:
@@ -456,6 +644,15 @@ def plot_fpr(runs, path):
             if curve:
                 ax.plot(*zip(*curve), style, color=color, label=f"{impl} {model}")
                 drawn = True
+    for impl in dict.fromkeys(r.impl for r in per_target):
+        rs = [r for r in per_target if r.impl == impl
+              and x(r) and (r.counters.get("fpr") or 0) > 0]
+        if rs:
+            targets = ", ".join(dict.fromkeys(r.target for r in rs))
+            ax.plot([x(r) for r in rs], [r.counters["fpr"] for r in rs], "D",
+                    markersize=13, markerfacecolor="none", markeredgecolor="black",
+                    label=f"{impl} measured per SIMD target ({targets})")
+            drawn = True
     if drawn:
         ax.set_yscale("log")
         ax.set_xlabel("bits/key")
@@ -471,7 +668,11 @@ def plot_fpr(runs, path):
 # ---- Main -------------------------------------------------------------------
 
 def family(measure):
-    """Measures drawn in one plot: Query* (filters), *Get* (lookups), else itself."""
+    """Measures drawn in one plot against n: Query* (filters), TableGet*
+    (table lookups), else itself. The LSM lookups (lookup_bench, one n) and
+    Fpr have plots of their own: None."""
+    if measure == "Fpr" or LOOKUP.fullmatch(measure):
+        return None
     if measure.startswith("Query"):
         return "Query"
     return "Get" if "Get" in measure else measure
@@ -483,6 +684,7 @@ def main(argv):
     ap.add_argument("--command", help="command line shown in the report header")
     ap.add_argument("raw", nargs="+", help="Google Benchmark JSON files")
     opts = ap.parse_args(argv)
+    pyplot()  # Every report has plots: fail before reading or writing anything.
     os.makedirs(opts.out, exist_ok=True)
 
     contexts, runs, errors, notes = load(opts.raw)
@@ -507,12 +709,20 @@ def main(argv):
             how = f"Values are medians of {reps[0]} repetitions."
         else:
             how = f"Values are medians of {reps[0]} to {reps[-1]} repetitions."
+        rate = (" MB/s = bytes_per_second / 1e6 (the table build: key and value "
+                "bytes written)." if any(r.bps for r in plain) else "")
         md += ["## Results", "",
-               "ns/key = 1e9 / items_per_second. "
+               "ns/key = 1e9 / items_per_second." + rate + " "
                f"`<Impl> / {BASELINE}` > 1 means {BASELINE} is faster. "
                "fpr is measured on absent keys. " + how, ""]
+        lookups = [r for r in plain if LOOKUP.fullmatch(r.measure)]
         for m in measures:
-            md += measure_section(m, [r for r in plain if r.measure == m])
+            if not LOOKUP.fullmatch(m):
+                md += measure_section(m, [r for r in plain if r.measure == m])
+            elif m == lookups[0].measure:  # all of them together, where the first was
+                ok = save("lookup_vs_peers.png", plot_lookups(
+                    lookups, os.path.join(opts.out, "lookup_vs_peers.png")))
+                md += lookup_section(lookups, "lookup_vs_peers.png" if ok else None)
 
     if per_target:
         ok = save("simd_targets.png",
@@ -520,17 +730,18 @@ def main(argv):
         md += simd_section(per_target, contexts, "simd_targets.png" if ok else None)
 
     plots = []
-    families = list(dict.fromkeys(family(m) for m in measures if m != "Fpr"))
+    families = [f for f in dict.fromkeys(family(m) for m in measures) if f]
     for fam in families:
         name = f"{fam.lower()}_vs_n.png"
-        title = {"Query": "Filter queries", "Get": "Lookups"}.get(fam, fam)
-        fam_runs = [r for r in plain if r.measure != "Fpr" and family(r.measure) == fam]
+        title = {"Query": "Filter queries", "Get": "Table point lookups"}.get(fam, fam)
+        fam_runs = [r for r in plain if family(r.measure) == fam]
         if save(name, plot_vs_n(fam_runs, f"{title}: ns/key vs n", marks,
                                 os.path.join(opts.out, name))):
             plots.append((f"{title}: ns/key vs n", name))
     fpr_runs = [r for r in plain if r.measure == "Fpr"]
-    if fpr_runs and save("fpr_vs_bits.png",
-                         plot_fpr(fpr_runs, os.path.join(opts.out, "fpr_vs_bits.png"))):
+    fpr_targets = [r for r in per_target if r.measure == "Fpr"]
+    if (fpr_runs or fpr_targets) and save("fpr_vs_bits.png", plot_fpr(
+            fpr_runs, os.path.join(opts.out, "fpr_vs_bits.png"), fpr_targets)):
         plots.append(("FPR vs bits/key", "fpr_vs_bits.png"))
     if plots:
         md += ["## Plots", ""]

@@ -47,6 +47,80 @@ TEST(TableTest, RoundTripOfManyEntriesWithDeletionsAndVersions) {
   }
 }
 
+// `len` bytes that differ by key and by position, so a value cut short,
+// read from the wrong offset or from another key's block cannot match.
+std::string PatternValue(uint64_t seed, size_t len) {
+  std::string value(len, '\0');
+  uint64_t x = seed;
+  for (size_t i = 0; i < len; ++i) {
+    if (i % 8 == 0) x = testing::SplitMix64(x);
+    value[i] = static_cast<char>(x >> (8 * (i % 8)));
+  }
+  return value;
+}
+
+TEST(TableTest, ValuesLargerThanABlockRoundTrip) {
+  // Sizes cycle so that big values sit next to each other, next to small
+  // ones and next to tombstones.
+  constexpr int kTombstone = -1;
+  const std::vector<int> kSizes = {10 << 10,  3, 64 << 10, kTombstone, 100 << 10,
+                                   100 << 10, 0, 40,       kTombstone, 64 << 10};
+  std::vector<Entry> entries;
+  for (int i = 0; i < 120; ++i) {
+    const int size = kSizes[i % kSizes.size()];
+    Entry e{testing::TableKey(i * 2), 100, EntryType::kValue, ""};
+    if (size == kTombstone) {
+      e.type = EntryType::kDeletion;
+    } else if (i % 4 == 0) {
+      e.value.assign(size, static_cast<char>('a' + i % 26));  // Compresses.
+    } else {
+      e.value = PatternValue(i, size);  // Does not.
+    }
+    entries.push_back(e);
+    if (i % 10 == 3) {
+      // A 100 KiB value under a tombstone: Get must report the deletion,
+      // and the iterator must still yield both.
+      entries.push_back({e.key, 50, EntryType::kValue, PatternValue(i + 1000, 100 << 10)});
+    }
+  }
+  for (Compression c : {Compression::kNone, Compression::kSnappy, Compression::kZstd}) {
+    TableOptions options;
+    options.compression = c;
+    ASSERT_EQ(options.block_size, 4096u);  // Every big value is bigger than a block.
+    const std::string bytes = testing::BuildTable(entries, options);
+    auto table = Table::Open(NewMemRandomAccessFile(bytes));
+    ASSERT_TRUE(table.ok()) << table.status();
+    EXPECT_TRUE((*table)->filter_status().ok()) << (*table)->filter_status();
+    EXPECT_EQ((*table)->num_entries(), entries.size());
+    EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u)
+        << "compression " << static_cast<int>(c);
+    for (int i = 0; i < 500; ++i) {
+      absl::StatusOr<LookupResult> got = (*table)->Get(testing::AbsentKey(i, 240));
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_EQ(got->kind, LookupResult::Kind::kNotFound);
+    }
+    // Before the first key and after the last.
+    for (const char* key : {"", "a", "key", "key999999999999", "z"}) {
+      absl::StatusOr<LookupResult> got = (*table)->Get(key);
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_EQ(got->kind, LookupResult::Kind::kNotFound) << key;
+    }
+    auto it = (*table)->NewIterator();
+    size_t i = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next(), ++i) {
+      ASSERT_LT(i, entries.size());
+      const TableEntry e = it->entry();
+      ASSERT_EQ(e.user_key, entries[i].key);
+      ASSERT_EQ(e.sequence, entries[i].seq);
+      ASSERT_EQ(e.type, entries[i].type);
+      ASSERT_EQ(e.value.size(), entries[i].value.size()) << e.user_key;
+      ASSERT_TRUE(e.value == entries[i].value) << e.user_key;  // No 100 KiB dump.
+    }
+    EXPECT_TRUE(it->status().ok()) << it->status();
+    EXPECT_EQ(i, entries.size());
+  }
+}
+
 TEST(TableTest, IteratorYieldsEveryEntryInOrderAndSeeks) {
   const std::vector<Entry> entries = testing::MakeEntries(30000, 5);
   const std::string bytes = testing::BuildTable(entries, TableOptions());

@@ -3,6 +3,7 @@
 #include "lsmbloom/lookup.h"
 
 #include <atomic>
+#include <deque>
 #include <map>
 #include <random>
 #include <thread>
@@ -280,6 +281,10 @@ TEST(LookupTest, ConcurrentReadersWhileFilesAreSwapped) {
   uint64_t file = 2;
   bool split = false;
   std::weak_ptr<const Table> released;
+  // Failures are asserted only after the readers are joined: an ASSERT here
+  // would return with joinable threads and abort the whole test binary.
+  int apply_failures = 0;
+  absl::Status first_apply_error;
   for (int round = 0; round < 200; ++round) {
     VersionEdit edit;
     if (!split) {
@@ -293,15 +298,196 @@ TEST(LookupTest, ConcurrentReadersWhileFilesAreSwapped) {
       edit.added.push_back({1, file++, MakeTable(all)});
     }
     if (round == 0) released = set.files()[1][0].table;
-    ASSERT_TRUE(set.Apply(edit).ok());
+    const absl::Status s = set.Apply(edit);
+    if (!s.ok() && apply_failures++ == 0) first_apply_error = s;
     split = !split;
   }
   stop = true;
   for (auto& r : readers) r.join();
+  EXPECT_EQ(apply_failures, 0) << first_apply_error;
   EXPECT_EQ(wrong.load(), 0u);
   EXPECT_GT(lookups.load(), 0u);
   // The first table was removed 200 versions ago and no reader holds it.
   EXPECT_TRUE(released.expired());
+}
+
+TEST(LookupTest, ConcurrentGetAndMultiGetWhileL0AndLevelsChange) {
+  // Edits change files but never answers: level 2 holds a stale older value
+  // for every key, level 1 the current one (in one file, or the same entries
+  // split in two), and each L0 file repeats current values for a window of
+  // keys. Whatever version a reader sees, a present key has exactly "v<i>"
+  // (a lookup that missed level 1 would return the stale value) and an
+  // absent key is not found.
+  const int n = 3000;
+  auto present = [](int i) { return testing::TableKey(i * 2); };
+  auto absent = [](int i) { return testing::TableKey(i * 2 + 1); };  // Between present keys.
+  auto value = [](int i) { return "v" + std::to_string(i); };
+  std::vector<Entry> stale, all, lo, hi;
+  for (int i = 0; i < n; ++i) {
+    stale.push_back(Put(present(i), 1, "stale" + std::to_string(i)));
+    Entry e = Put(present(i), 7, value(i));
+    all.push_back(e);
+    (i < n / 2 ? lo : hi).push_back(e);
+  }
+  // Current values of keys [first, first + n/4), newer than level 1.
+  auto l0_window = [&](int first, uint64_t seq) {
+    std::vector<Entry> e;
+    for (int i = first; i < std::min(n, first + n / 4); ++i) e.push_back(Put(present(i), seq, value(i)));
+    return e;
+  };
+
+  TableSet set;
+  uint64_t next_file = 1;
+  std::vector<uint64_t> level1;  // Its file numbers: one file, or lo and hi.
+  std::deque<uint64_t> l0;       // Oldest first.
+  // Weak references only: the writer must not keep any table alive itself.
+  std::map<uint64_t, std::weak_ptr<const Table>> tables;  // By file number.
+  std::vector<std::weak_ptr<const Table>> removed;
+  auto add = [&](VersionEdit& edit, int level, std::vector<Entry> entries) {
+    std::shared_ptr<const Table> table = MakeTable(std::move(entries));
+    tables[next_file] = table;
+    edit.added.push_back({level, next_file, std::move(table)});
+    return next_file++;
+  };
+  {
+    VersionEdit init;  // Scoped: the set must hold the only references.
+    add(init, 2, stale);
+    level1 = {add(init, 1, all)};
+    l0.push_back(add(init, 0, l0_window(0, 100)));
+    ASSERT_TRUE(set.Apply(init).ok());
+  }
+
+  // Thread 0 uses Get, threads 1 and 2 MultiGet, on random batches of
+  // present and absent keys (duplicates allowed, any order).
+  std::atomic<bool> stop{false};
+  std::atomic<int> readers_started{0};
+  std::atomic<uint64_t> get_wrong{0}, gets{0}, multiget_wrong{0}, multiget_keys{0};
+  auto right = [&](const absl::StatusOr<LookupResult>& got, int i, bool is_present) {
+    if (!got.ok()) return false;
+    return is_present ? got->kind == Kind::kFound && got->value == value(i)
+                      : got->kind == Kind::kNotFound;
+  };
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 3; ++t) {
+    readers.emplace_back([&, t] {
+      std::mt19937_64 rng(100 + t);
+      std::vector<std::string> keys;
+      std::vector<std::pair<int, bool>> truth;  // (i, present) per key.
+      bool counted_start = false;
+      while (!stop.load()) {
+        keys.clear();
+        truth.clear();
+        const size_t batch = 1 + rng() % 64;
+        for (size_t j = 0; j < batch; ++j) {
+          const int i = static_cast<int>(rng() % n);
+          const bool is_present = rng() % 2 == 0;
+          keys.push_back(is_present ? present(i) : absent(i));
+          truth.push_back({i, is_present});
+        }
+        if (t == 0) {
+          for (size_t j = 0; j < batch; ++j) {
+            if (!right(set.Get(keys[j]), truth[j].first, truth[j].second)) ++get_wrong;
+          }
+          gets += batch;
+        } else {
+          const std::vector<std::string_view> views(keys.begin(), keys.end());
+          const auto results = set.MultiGet(views);
+          if (results.size() != batch) {
+            multiget_wrong += batch;
+          } else {
+            for (size_t j = 0; j < batch; ++j) {
+              if (!right(results[j], truth[j].first, truth[j].second)) ++multiget_wrong;
+            }
+          }
+          multiget_keys += batch;
+        }
+        if (!counted_start) {
+          counted_start = true;
+          ++readers_started;
+        }
+      }
+    });
+  }
+  // Edits start only once every reader is running, so they do overlap.
+  while (readers_started.load() < 3) std::this_thread::yield();
+
+  // Cycles of: add an L0 file, split or merge level 1, remove the oldest L0
+  // file (so L0 holds one or two overlapping files). Failures are asserted
+  // after the join: an ASSERT here would leave joinable threads behind.
+  std::mt19937_64 rng(7);
+  int apply_failures = 0;
+  absl::Status first_apply_error;
+  std::shared_ptr<const Table> held;  // Stands in for a reader mid-lookup.
+  std::weak_ptr<const Table> held_weak;
+  for (int round = 0; round < 150; ++round) {
+    VersionEdit edit;
+    std::vector<uint64_t> new_level1;
+    switch (round % 3) {
+      case 0:
+        l0.push_back(add(edit, 0, l0_window(static_cast<int>(rng() % n), 100 + round)));
+        break;
+      case 1:
+        for (uint64_t f : level1) edit.removed.push_back({1, f});
+        if (level1.size() == 1) {
+          new_level1 = {add(edit, 1, lo), add(edit, 1, hi)};
+        } else {
+          new_level1 = {add(edit, 1, all)};
+        }
+        if (round == 1) {
+          held = tables[level1[0]].lock();
+          held_weak = held;
+        }
+        break;
+      case 2:
+        edit.removed.push_back({0, l0.front()});
+        break;
+    }
+    const absl::Status s = set.Apply(edit);
+    if (!s.ok()) {
+      if (apply_failures++ == 0) first_apply_error = s;
+      continue;
+    }
+    for (const VersionEdit::Removed& r : edit.removed) removed.push_back(tables[r.file_number]);
+    if (round % 3 == 1) level1 = new_level1;
+    if (round % 3 == 2) l0.pop_front();
+    if (round == 1) {
+      // Out of the set, yet alive and answering while someone holds it.
+      {
+        const std::vector<std::vector<TableFile>> files = set.files();  // Scoped copy.
+        for (const TableFile& f : files[1]) EXPECT_NE(f.table, held);
+      }
+      EXPECT_FALSE(held_weak.expired());
+      for (int i : {0, n / 2, n - 1}) {
+        auto got = held->Get(present(i));
+        EXPECT_TRUE(got.ok() && got->kind == Kind::kFound && got->value == value(i)) << i;
+        auto miss = held->Get(absent(i));
+        EXPECT_TRUE(miss.ok() && miss->kind == Kind::kNotFound) << i;
+      }
+    }
+  }
+  stop = true;
+  for (auto& r : readers) r.join();
+  EXPECT_EQ(apply_failures, 0) << first_apply_error;
+  EXPECT_EQ(get_wrong.load(), 0u);
+  EXPECT_EQ(multiget_wrong.load(), 0u);
+  EXPECT_GT(gets.load(), 0u);
+  EXPECT_GT(multiget_keys.load(), 0u);
+
+  // No lookup is in flight now, so every removed table has been freed,
+  // except the one still held here until it is let go.
+  EXPECT_EQ(removed.size(), 125u);  // 50 L0 files, 25 merged and 50 split level-1 files.
+  size_t still_alive = 0;
+  for (const auto& w : removed) still_alive += !w.expired();
+  EXPECT_EQ(still_alive, 1u);
+  EXPECT_FALSE(held_weak.expired());
+  held.reset();
+  EXPECT_TRUE(held_weak.expired());
+
+  // And the final version still answers every key.
+  for (int i = 0; i < n; ++i) {
+    ASSERT_TRUE(right(set.Get(present(i)), i, true)) << i;
+    ASSERT_TRUE(right(set.Get(absent(i)), i, false)) << i;
+  }
 }
 
 }  // namespace

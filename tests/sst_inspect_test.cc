@@ -194,11 +194,14 @@ std::string Shell(const std::string& s) {
   return out + "'";
 }
 
-// Runs the tool with `args` (already shell-quoted where needed).
-RunResult RunTool(const std::string& args) {
+// The binary is in the test's runfiles, relative to its working directory.
+constexpr char kTool[] = "tools/sst_inspect";
+
+// Runs `tool` (a command line that starts the tool) with `args` (already
+// shell-quoted where needed).
+RunResult RunTool(const std::string& args, const std::string& tool = kTool) {
   const std::string err_path = TempPath("stderr.txt");
-  // The binary is in the test's runfiles, relative to its working directory.
-  const std::string command = "tools/sst_inspect " + args + " 2>" + Shell(err_path);
+  const std::string command = tool + " " + args + " 2>" + Shell(err_path);
   RunResult r;
   std::FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return r;
@@ -288,14 +291,17 @@ TEST_F(SstInspectTest, PropsGolden) {
   EXPECT_EQ(r.err, "");
   EXPECT_EQ(Masked(r.out, path_), R"(FILE
   size               2613 bytes (2.6 KiB)
-  format             lsmbloom table v1 (footer of 64 bytes: magic and checksum ok)
+  format             lsmbloom table v1 (footer of 64 bytes at 2549: magic and checksum ok)
   created            <time> by lsmbloom
   entries            64: 56 values, 8 deletions
   distinct keys      63
   key range          "apple" .. "key059"
   raw sizes          keys 381 bytes, values 430 bytes
   data blocks        5, 1322 bytes (1.3 KiB); block size 256, restart interval 16, compression none
-  index block        128 bytes
+  index block        128 bytes at 2412
+  meta-index block   76 bytes at 2327
+  properties block   773 bytes at 1545
+  filter block       192 bytes at 1344
   filter             lsmbloom.BlockedBloom.v1, 192 bytes, whole keys, 63 keys added
     status           trusted
     describe         blocked bloom v1: 6 probes, 2 blocks of 64 bytes, 63 keys, 16.254 bits/key, hash xxh3-64 seed 0
@@ -626,6 +632,29 @@ TEST_F(SstInspectDamageTest, ClearedFilterBitWithChecksumsFixedGivesFalseNegativ
   EXPECT_EQ(r.out.find("untrusted"), std::string::npos) << r.out;
 }
 
+TEST_F(SstInspectDamageTest, VerifyNamesEveryDamagedDataBlockNotJustTheFirst) {
+  // Damage the first and the last of the 5 data blocks: both are reported,
+  // by number and offset, and the blocks between them are read.
+  std::string bad = good_;
+  bad[10] ^= 0x01;
+  auto table = Table::Open(NewMemRandomAccessFile(good_));
+  ASSERT_TRUE(table.ok()) << table.status();
+  const absl::StatusOr<std::vector<BlockLocation>> blocks = (*table)->DataBlocks();
+  ASSERT_TRUE(blocks.ok()) << blocks.status();
+  ASSERT_EQ(blocks->size(), 5u);
+  bad[blocks->back().offset + 3] ^= 0x01;
+  const RunResult r = VerifyDamaged(bad);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("2 of 5 data blocks damaged"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("data block 0 at offset 0 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("data block 4 at offset "), std::string::npos) << r.out;
+  const RunResult j = RunTool("verify --json " + Shell(bad_path_));
+  const Json file = FirstFile(j.out);
+  EXPECT_FALSE(file["ok"].boolean);
+  EXPECT_EQ(file["data_blocks_checked"].number, 5);
+  EXPECT_EQ(file["damaged_data_blocks"].number, 2);
+}
+
 TEST_F(SstInspectDamageTest, DataBlockCorruptionNamesTheBlockOffset) {
   std::string bad = good_;
   bad[10] ^= 0x01;  // In the first data block, at offset 0.
@@ -742,18 +771,19 @@ TEST(SstInspectMismatchTest, UnknownPolicyIsAWarningNotAProblem) {
 
 // Expects the one-line error "sst_inspect: <what>..." and a usage or
 // problem exit status, for every command that reads `path`.
-void ExpectFileError(const std::string& path, const std::string& reason) {
+void ExpectFileError(const std::string& path, const std::string& reason,
+                     const std::string& tool = kTool) {
   for (const std::string command : {"props", "filter", "verify", "scan", "get"}) {
     const std::string args =
         command + " " + Shell(path) + (command == "get" ? " somekey" : "");
-    const RunResult r = RunTool(args);
+    const RunResult r = RunTool(args, tool);
     EXPECT_EQ(r.exit_code, 1) << args;
     EXPECT_EQ(r.out, "") << args;
     EXPECT_EQ(CountLines(r.err), 1u) << args << ": " << r.err;
     EXPECT_EQ(r.err.rfind("sst_inspect: " + path + ": ", 0), 0u) << args << ": " << r.err;
     EXPECT_NE(r.err.find(reason), std::string::npos) << args << ": " << r.err;
     // With --json the document still parses and names the file's error.
-    const RunResult j = RunTool(args + " --json");
+    const RunResult j = RunTool(args + " --json", tool);
     EXPECT_EQ(j.exit_code, 1);
     const Json doc = ParseJson(j.out);
     EXPECT_FALSE(doc["ok"].boolean);
@@ -781,13 +811,23 @@ TEST_F(SstInspectTest, BadFilesGiveOneLineAndNonZeroExit) {
   WriteFile(truncated, "");
   ExpectFileError(truncated, "too short");
 
-  // Tests run as root here, and root reads files whatever their mode.
-  if (geteuid() != 0) {
-    const std::string unreadable = TempPath("unreadable.sst");
-    WriteFile(unreadable, good);
-    ASSERT_EQ(chmod(unreadable.c_str(), 0), 0);
-    ExpectFileError(unreadable, "Permission denied");
+  // Root reads files whatever their mode, so as root the tool runs as
+  // "nobody" (setpriv), from a copy in a directory that user can reach.
+  std::string dir = "/tmp/sst_inspect_test.XXXXXX";
+  ASSERT_NE(mkdtemp(&dir[0]), nullptr);
+  ASSERT_EQ(chmod(dir.c_str(), 0755), 0);
+  std::string tool = kTool;
+  if (geteuid() == 0) {
+    const std::string copy = dir + "/sst_inspect";
+    WriteFile(copy, ReadFile(kTool));
+    ASSERT_EQ(chmod(copy.c_str(), 0755), 0);
+    tool = "setpriv --reuid=65534 --regid=65534 --clear-groups " + Shell(copy);
   }
+  const std::string unreadable = dir + "/unreadable.sst";
+  WriteFile(unreadable, good);
+  ASSERT_EQ(chmod(unreadable.c_str(), 0), 0);
+  ExpectFileError(unreadable, "Permission denied", tool);
+  std::system(("rm -rf " + Shell(dir)).c_str());
 }
 
 TEST_F(SstInspectTest, OneBadFileAmongGoodOnesFailsOnlyItself) {

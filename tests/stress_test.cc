@@ -44,7 +44,9 @@ class MiniLsm {
   }
   bool InMemtable(const std::string& k) const { return mem_.count(k) > 0; }
 
-  void Flush() {
+  // Writes the memtable to a new L0 file; compacts once L0 holds
+  // `compact_at` files.
+  void Flush(size_t compact_at) {
     if (mem_.empty()) return;
     std::vector<testing::Entry> entries;
     for (const auto& [k, v] : mem_) {
@@ -55,7 +57,7 @@ class MiniLsm {
     VersionEdit edit;
     edit.added.push_back({0, next_file_++, Build(entries)});
     ASSERT_TRUE(set_.Apply(edit).ok());
-    if (set_.files()[0].size() >= 4) Compact();
+    if (set_.files()[0].size() >= compact_at) Compact();
   }
 
   // Merges every L0 and L1 file into new L1 files. L1 is the last level, so
@@ -147,7 +149,9 @@ TEST(StressTest, RandomOperationsMatchAnExactModel) {
         ++checked;
       }
     }
-    if (op % 2500 == 2499) lsm.Flush();
+    // Flushes at random moments (one op in 2500 on average), and
+    // compactions after a random number (2 to 5) of L0 files.
+    if (rng() % 2500 == 0) lsm.Flush(2 + rng() % 4);
   }
   EXPECT_EQ(wrong, 0u) << "of " << checked << " checked answers";
   EXPECT_GT(lsm.compactions, 5);

@@ -145,8 +145,10 @@ void PrintPropsText(const std::string& path, const InspectedTable& t) {
   const uint64_t deletions = PropertyUint(table, "lsmbloom.num_deletions");
   std::printf("%s\n", path.c_str());
   Row("size", Bytes(table.file_size()));
+  const TableLayout& layout = table.layout();
   Row("format", absl::StrCat("lsmbloom table v", Property(table, "lsmbloom.format_version"),
-                             " (footer of 64 bytes: magic and checksum ok)"));
+                             " (footer of 64 bytes at ", layout.footer_offset,
+                             ": magic and checksum ok)"));
   Row("created", absl::StrCat(CreationTime(table), " by ",
                               Property(table, "lsmbloom.creator")));
   Row("entries", absl::StrCat(table.num_entries(), ": ", table.num_entries() - deletions,
@@ -165,7 +167,13 @@ void PrintPropsText(const std::string& path, const InspectedTable& t) {
                    Property(table, "lsmbloom.block_size"), ", restart interval ",
                    Property(table, "lsmbloom.restart_interval"), ", compression ",
                    Property(table, "lsmbloom.compression")));
-  Row("index block", Bytes(table.index_memory()));
+  auto located = [](const BlockLocation& b) {
+    return absl::StrCat(Bytes(b.size), " at ", b.offset);
+  };
+  Row("index block", located(layout.index));
+  Row("meta-index block", located(layout.metaindex));
+  Row("properties block", located(layout.properties));
+  if (layout.filter.size > 0) Row("filter block", located(layout.filter));
   PrintFilterSummary(t.filter);
 }
 
@@ -233,6 +241,24 @@ void WritePropsJson(JsonWriter& w, const std::string& path, const InspectedTable
   uint_prop("restart_interval", "lsmbloom.restart_interval");
   w.Key("compression").String(EscapeBytes(Property(table, "lsmbloom.compression")));
   w.Key("index_bytes").Uint(table.index_memory());
+  const TableLayout& layout = table.layout();
+  auto write_location = [&w](const char* name, const BlockLocation& b) {
+    w.Key(name).BeginObject(/*one_line=*/true);
+    w.Key("offset").Uint(b.offset);
+    w.Key("size").Uint(b.size);
+    w.EndObject();
+  };
+  w.Key("layout").BeginObject();
+  w.Key("footer_offset").Uint(layout.footer_offset);
+  write_location("index", layout.index);
+  write_location("metaindex", layout.metaindex);
+  write_location("properties", layout.properties);
+  if (layout.filter.size > 0) {
+    write_location("filter", layout.filter);
+  } else {
+    w.Key("filter").Null();
+  }
+  w.EndObject();
   w.Key("filter");
   WriteFilterJson(w, t.filter);
   w.Key("properties").BeginObject();
@@ -482,10 +508,11 @@ void PrintVerifyText(const std::string& path, const VerifyReport& r) {
   std::printf("%s: %s\n", path.c_str(), verdict.c_str());
   Row("entries", absl::StrCat(r.entries, " read, ", r.keys, " keys, ", r.deletions,
                               " deletions"));
-  Row("checksums", r.read_all
+  Row("checksums", r.damaged_data_blocks == 0
                        ? absl::StrCat("footer, index, meta-index, properties and ",
-                                      r.data_blocks, " data blocks ok")
-                       : "stopped at a damaged block: see problems");
+                                      r.data_blocks_checked, " data blocks ok")
+                       : absl::StrCat(r.damaged_data_blocks, " of ", r.data_blocks_checked,
+                                      " data blocks damaged: see problems"));
   Row("lookups", absl::StrCat(r.lookups_ok, " of ", r.keys,
                               " keys found at their newest entry"));
   std::string filter = "not checked: no trusted filter";
@@ -523,6 +550,8 @@ void WriteVerifyJson(JsonWriter& w, const std::string& path, const VerifyReport&
   w.Key("keys").Uint(r.keys);
   w.Key("deletions").Uint(r.deletions);
   w.Key("data_blocks").Uint(r.data_blocks);
+  w.Key("data_blocks_checked").Uint(r.data_blocks_checked);
+  w.Key("damaged_data_blocks").Uint(r.damaged_data_blocks);
   w.Key("lookups_ok").Uint(r.lookups_ok);
   w.Key("filter_used").Bool(r.filter_used);
   w.Key("filter_keys_checked").Uint(r.filter_keys_checked);
@@ -560,9 +589,11 @@ bool VerifyOne(const Output& out, const std::string& path) {
   }
   VerifyReport r;
   {
-    Progress progress(!absl::GetFlag(FLAGS_quiet) && isatty(STDERR_FILENO),
-                      "verify " + path, t->table->num_entries());
-    r = Verify(*t, &progress);
+    const bool show = !absl::GetFlag(FLAGS_quiet) && isatty(STDERR_FILENO);
+    Progress blocks(show, "verify " + path + ": checksums",
+                    PropertyUint(*t->table, "lsmbloom.num_data_blocks"), "data blocks");
+    Progress entries(show, "verify " + path + ": entries", t->table->num_entries());
+    r = Verify(*t, &blocks, &entries);
   }
   if (out.json) {
     WriteVerifyJson(*out.w, path, r);

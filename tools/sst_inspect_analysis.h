@@ -31,8 +31,9 @@ inline constexpr char kBlockedBloomPolicyName[] = "lsmbloom.BlockedBloom.v1";
 // about once a second, overwriting one line; nothing when disabled.
 class Progress {
  public:
-  // `what` names the pass ("verify t.sst"); `total` entries are expected.
-  Progress(bool enabled, std::string what, uint64_t total);
+  // `what` names the pass ("verify t.sst"); `total` `units` are expected.
+  Progress(bool enabled, std::string what, uint64_t total,
+           std::string units = "entries");
   ~Progress();  // Clears the line if one was written.
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -48,6 +49,7 @@ class Progress {
   bool enabled_;
   std::string what_;
   uint64_t total_;
+  std::string units_;
   absl::Time next_;
   bool printed_ = false;
 };
@@ -155,6 +157,8 @@ struct FalseNegative {
 };
 
 struct VerifyReport {
+  uint64_t data_blocks_checked = 0;  // Each read on its own, past damage.
+  uint64_t damaged_data_blocks = 0;
   bool read_all = false;  // Every entry was read (no damaged data block).
   uint64_t entries = 0, keys = 0, deletions = 0;
   uint64_t data_blocks = 0;  // As the properties record them, once read_all.
@@ -172,10 +176,12 @@ struct VerifyReport {
   bool ok() const { return problem_count == 0; }
 };
 
-// Reads every entry (verifying data block checksums), checks their order,
-// the properties, a lookup of every key, and that the filter answers
-// "maybe" for every key and prefix the table holds.
-VerifyReport Verify(const InspectedTable& t, Progress* progress);
+// Checks every data block on its own (checksum, decompression, structure;
+// a damaged block does not stop the pass, and each is named by number and
+// offset), then reads every entry and checks their order, the properties, a
+// lookup of every key, and that the filter answers "maybe" for every key
+// and prefix the table holds. Progress goes to `blocks`, then `entries`.
+VerifyReport Verify(const InspectedTable& t, Progress* blocks, Progress* entries);
 
 }  // namespace inspect
 }  // namespace lsmbloom

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -65,6 +66,21 @@ class TableIterator {
   virtual TableEntry entry() const = 0;
   // Not OK if a block could not be read or was corrupt; Valid() is then false.
   virtual absl::Status status() const = 0;
+};
+
+// Where one block sits in a table file: its offset and size, not counting
+// the 9-byte trailer (compression byte, checksum) that follows it.
+struct BlockLocation {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+// The parts of a table file as its footer and meta-index name them
+// (docs/FORMAT.md).
+struct TableLayout {
+  BlockLocation index, metaindex, properties;
+  BlockLocation filter;        // Size 0 if the table has no filter block.
+  uint64_t footer_offset = 0;  // Of the 64-byte footer: file size - 64.
 };
 
 class Table {
@@ -116,6 +132,16 @@ class Table {
 
   // REQUIRES: the iterator is destroyed before the table.
   std::unique_ptr<TableIterator> NewIterator() const;
+
+  // Where the footer, index, meta-index, properties and filter are.
+  const TableLayout& layout() const;
+  // Every data block, in key order, as the index lists them. DataLoss if the
+  // index holds a handle it cannot decode.
+  absl::StatusOr<std::vector<BlockLocation>> DataBlocks() const;
+  // Reads one data block and checks it: checksum, decompression, and the
+  // block's own structure. OK, or the error a lookup there would get (naming
+  // the block's offset). Not counted in counters().
+  absl::Status CheckDataBlock(const BlockLocation& block) const;
 
   // Everything the properties block recorded, as strings.
   const std::map<std::string, std::string>& properties() const;

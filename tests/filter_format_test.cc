@@ -12,6 +12,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "src/filter/checksum.h"
+
 namespace lsmbloom {
 namespace {
 
@@ -66,6 +68,24 @@ TEST(FilterFormatTest, KeyHashIsXxh3SixtyFour) {
   HashSpec seeded;
   seeded.seed = 42;
   EXPECT_EQ(KeyHash("lsmbloom", seeded), XXH3_64bits_withSeed("lsmbloom", 8, 42));
+}
+
+TEST(FilterFormatTest, ChecksumsOnWideVectorsAreXxh3SixtyFour) {
+  // Stored checksums use xxHash's dispatched code; every length and seed
+  // must give what the portable code gives.
+  std::string bytes(9000, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    bytes[i] = static_cast<char>(testing::SplitMix64(i));
+  }
+  size_t mismatches = 0, checked = 0;
+  for (size_t len = 0; len <= bytes.size(); len += len < 300 ? 1 : 97) {
+    for (uint64_t seed : {uint64_t{0}, uint64_t{1}, uint64_t{2}, uint64_t{0x9e3779b97f4a7c15}}) {
+      mismatches += internal::Checksum64(bytes.data(), len, seed) !=
+                    XXH3_64bits_withSeed(bytes.data(), len, seed);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(mismatches, 0u) << "of " << checked;
 }
 
 TEST(FilterFormatTest, GoldenBitsFromHandComputedLayout) {

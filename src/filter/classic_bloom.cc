@@ -15,9 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "lsmbloom/bloom_math.h"
 #include "lsmbloom/filter_policy.h"
-
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "src/filter/checksum.h"
 
 namespace lsmbloom {
 namespace {
@@ -68,7 +66,7 @@ class ClassicBuilder : public FilterBuilder {
         bits[p / 8] |= static_cast<char>(1 << (p % 8));
       }
     }
-    Put64(&out[24], XXH3_64bits(bits, out.size() - kHeader));
+    Put64(&out[24], internal::Checksum64(bits, out.size() - kHeader));
     hashes_.clear();
     return out;
   }
@@ -140,7 +138,7 @@ class ClassicPolicy : public FilterPolicy {
       return absl::DataLossError("classic Bloom filter: inconsistent header");
     }
     if (Get64(filter.data() + 24) !=
-        XXH3_64bits(filter.data() + kHeader, filter.size() - kHeader)) {
+        internal::Checksum64(filter.data() + kHeader, filter.size() - kHeader)) {
       return absl::DataLossError("classic Bloom filter: checksum mismatch");
     }
     return std::unique_ptr<FilterReader>(

@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "src/filter/block_layout.h"
+#include "src/filter/checksum.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -54,7 +55,7 @@ void EncodeHeader(const FilterGeometry& geometry, const uint8_t* bits,
   PutFixed64(header + kSeedAt, geometry.hash.seed);
   PutFixed64(header + kBlocksAt, geometry.num_blocks);
   PutFixed64(header + kKeysAt, geometry.num_keys);
-  PutFixed64(header + kBitsChecksumAt, XXH3_64bits(bits, geometry.bit_bytes()));
+  PutFixed64(header + kBitsChecksumAt, Checksum64(bits, geometry.bit_bytes()));
   PutFixed64(header + kHeaderChecksumAt, XXH3_64bits(header, kHeaderChecksumAt));
 }
 
@@ -113,7 +114,7 @@ absl::StatusOr<FilterGeometry> DecodeFilter(std::string_view filter,
                                 " bytes of bits, found ", body));
   }
   if (verify_bits_checksum &&
-      GetFixed64(h + kBitsChecksumAt) != XXH3_64bits(h + kHeaderBytes, body)) {
+      GetFixed64(h + kBitsChecksumAt) != Checksum64(h + kHeaderBytes, body)) {
     return Corrupt("checksum mismatch in the filter bits");
   }
   return g;

@@ -4,6 +4,7 @@
 #include <zstd.h>
 
 #include "absl/strings/str_cat.h"
+#include "src/filter/checksum.h"
 #include "src/table/coding.h"
 
 #define XXH_INLINE_ALL
@@ -16,7 +17,7 @@ namespace {
 // One pass over the block: the compression byte is the seed, so a flipped
 // type byte fails the checksum as surely as a flipped data byte.
 uint64_t BlockChecksum(std::string_view block, char type) {
-  return XXH3_64bits_withSeed(block.data(), block.size(), static_cast<uint8_t>(type));
+  return Checksum64(block.data(), block.size(), static_cast<uint8_t>(type));
 }
 
 absl::Status Corrupt(std::string_view what, const std::string& why) {

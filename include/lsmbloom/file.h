@@ -26,8 +26,9 @@ class WritableFile {
   // Makes everything appended so far durable.
   virtual absl::Status Sync() = 0;
   // Finishes the file. After a successful Close the file is complete and
-  // visible under its final name; after a failed Close, or a file destroyed
-  // without Close, nothing is there.
+  // visible under its final name; a file destroyed without Close is not.
+  // (The POSIX writer can fail after the rename, if syncing the directory
+  // fails: the file is then complete, but its name may not survive a crash.)
   virtual absl::Status Close() = 0;
 };
 

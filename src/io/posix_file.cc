@@ -82,11 +82,10 @@ class PosixWritableFile : public WritableFile {
       ::unlink(tmp_path_.c_str());
       return status;
     }
-    // Makes the rename itself durable. If that fails, the name may not
-    // survive a crash: take it back, so a failed Close publishes nothing.
-    status = SyncDirectoryOf(path_);
-    if (!status.ok()) ::unlink(path_.c_str());
-    return status;
+    // Makes the rename itself durable. If that fails, the file is complete
+    // but its name may not survive a crash. Taking the name back would not
+    // help: the rename has already replaced whatever was there before.
+    return SyncDirectoryOf(path_);
   }
 
  private:

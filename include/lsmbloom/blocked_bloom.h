@@ -87,7 +87,7 @@ absl::StatusOr<FilterGeometry> PlanFilter(uint64_t num_keys,
 // Call order: (AddKey | AddHash)* Finish, repeatable: Finish() resets the
 // builder for the next filter. Memory: 8 bytes per key added (duplicates
 // included, minus adjacent repeats) until Finish, plus at most 1 MiB of
-// partly filled chunks; Finish needs 1/128 of that again. Not thread-safe.
+// partly filled chunks and 16 KiB of staging; Finish needs 1/128 of that again. Not thread-safe.
 class BlockedBloomBuilder {
  public:
   // InvalidArgument if the options are invalid.

@@ -19,6 +19,8 @@ size_t UniqueInto(const uint64_t* in, size_t n, uint64_t* out,
   while (slots < 2 * n) slots *= 2;
   table.assign(slots, 0);  // 0 marks an empty slot; hash 0 is tracked apart.
   const size_t mask = slots - 1;
+  int slot_shift = 64;
+  for (size_t m = slots; m > 1; m >>= 1) --slot_shift;
   bool zero_seen = false;
   size_t kept = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -28,8 +30,10 @@ size_t UniqueInto(const uint64_t* in, size_t n, uint64_t* out,
       zero_seen = true;
       continue;
     }
-    // The low bits of a hash are uniform, independent of its group.
-    for (size_t s = v & mask;; s = (s + 1) & mask) {
+    // The slot comes from a multiply by an odd constant, not from the low
+    // bits alone: hashes that break AddHash's contract (a run of multiples
+    // of 2^20, say) would otherwise pile into one probe sequence.
+    for (size_t s = (v * 0x9e3779b97f4a7c15u) >> slot_shift;; s = (s + 1) & mask) {
       if (table[s] == v) break;
       if (table[s] == 0) {
         table[s] = v;
@@ -52,6 +56,16 @@ size_t HashBuffer::MemoryUsage() const {
              g.chunks.capacity() * sizeof(g.chunks[0]);
   }
   return bytes;
+}
+
+void HashBuffer::AddUnstaged(uint64_t hash) {
+  if (grouped_) {
+    staging_.reset(new Staging);
+    Stage(hash);
+    return;
+  }
+  flat_.push_back(hash);
+  if (flat_.size() == kFlatLimit) SpillToGroups();
 }
 
 void HashBuffer::AppendToGroup(size_t group, const uint64_t* hashes,

@@ -33,8 +33,7 @@ class HashBuffer {
     if (staging_) {
       Stage(hash);
     } else {
-      flat_.push_back(hash);
-      if (flat_.size() == kFlatLimit) SpillToGroups();
+      AddUnstaged(hash);
     }
   }
 
@@ -69,7 +68,6 @@ class HashBuffer {
   static constexpr size_t kFlatLimit = size_t{1} << 16;
   static constexpr size_t kChunk = 512;  // Hashes per chunk: 4 KiB.
   static constexpr size_t kLine = 8;     // Hashes per 64-byte staging line.
-  static_assert(kChunk % kLine == 0, "a staged line never straddles chunks");
 
   // One partly filled cache line per group.
   struct Staging {
@@ -93,6 +91,9 @@ class HashBuffer {
     }
   }
 
+  // Add() while nothing is staged: to the flat buffer, or, once grouped
+  // (staging is freed by Unique()), through a new staging area.
+  void AddUnstaged(uint64_t hash);
   void AppendToGroup(size_t group, const uint64_t* hashes, size_t n);
   // Moves every staged hash to its group and frees the staging area.
   void FlushStaging();

@@ -16,6 +16,7 @@
 #define LSMBLOOM_FILTER_POLICY_H_
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -38,8 +39,10 @@ class FilterBuilder {
   // that has hashed a key already can hand over the hash; others return null.
   virtual const HashSpec* hash_spec() const { return nullptr; }
   // Same as AddKey(key). REQUIRES: hash_spec() != nullptr and
-  // hash == KeyHash(key, *hash_spec()).
-  virtual void AddHash(uint64_t /*hash*/) {}
+  // hash == KeyHash(key, *hash_spec()). A builder without a HashSpec cannot
+  // place a bare hash; rather than drop the key (a false negative later),
+  // the default aborts.
+  virtual void AddHash(uint64_t /*hash*/) { std::abort(); }
 
   virtual absl::StatusOr<std::string> Finish() = 0;
 };

@@ -69,10 +69,11 @@ struct Table::Rep {
     return ReadDataBlockUncounted(h);
   }
 
+  // `verify` overrides options.verify_checksums when true.
   absl::StatusOr<std::unique_ptr<Block>> ReadDataBlockUncounted(
-      const BlockHandle& h) const {
+      const BlockHandle& h, bool verify = false) const {
     absl::StatusOr<internal::BlockContents> contents =
-        internal::ReadBlock(*file, h, options.verify_checksums,
+        internal::ReadBlock(*file, h, verify || options.verify_checksums,
                             /*allow_compression=*/true, "data block");
     if (!contents.ok()) return contents.status();
     absl::StatusOr<Block> block = Block::Parse(std::move(*contents), "data block");
@@ -253,7 +254,8 @@ absl::Status Table::CheckDataBlock(const BlockLocation& block) const {
   BlockHandle h;
   h.offset = block.offset;
   h.size = block.size;
-  absl::StatusOr<std::unique_ptr<Block>> read = rep_->ReadDataBlockUncounted(h);
+  absl::StatusOr<std::unique_ptr<Block>> read =
+      rep_->ReadDataBlockUncounted(h, /*verify=*/true);
   if (!read.ok()) return read.status();
   // Walk every entry: a block whose checksum holds can still be malformed
   // only if it was written so, but a verifier should say so too.

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -813,8 +814,13 @@ TEST_F(SstInspectTest, BadFilesGiveOneLineAndNonZeroExit) {
 
   // Root reads files whatever their mode, so as root the tool runs as
   // "nobody" (setpriv), from a copy in a directory that user can reach.
+  // Not TEST_TMPDIR: "nobody" cannot reach into Bazel's output base.
   std::string dir = "/tmp/sst_inspect_test.XXXXXX";
   ASSERT_NE(mkdtemp(&dir[0]), nullptr);
+  struct RemoveAtEnd {
+    std::string path;
+    ~RemoveAtEnd() { std::filesystem::remove_all(path); }
+  } remove_at_end{dir};
   ASSERT_EQ(chmod(dir.c_str(), 0755), 0);
   std::string tool = kTool;
   if (geteuid() == 0) {
@@ -827,7 +833,6 @@ TEST_F(SstInspectTest, BadFilesGiveOneLineAndNonZeroExit) {
   WriteFile(unreadable, good);
   ASSERT_EQ(chmod(unreadable.c_str(), 0), 0);
   ExpectFileError(unreadable, "Permission denied", tool);
-  std::system(("rm -rf " + Shell(dir)).c_str());
 }
 
 TEST_F(SstInspectTest, OneBadFileAmongGoodOnesFailsOnlyItself) {

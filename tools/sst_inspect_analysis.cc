@@ -507,10 +507,13 @@ void Verifier::ReadEntries(Progress* progress) {
     });
   }
   if (!it->status().ok()) {
-    // The block pass has named the damaged block; say what was not checked.
-    AddProblem("read", absl::StrCat("entries past the first damaged block (after ",
-                                    report_->entries, " good entries) were not checked: ",
-                                    it->status().message()));
+    // The block pass has counted the damaged block as a problem; say what
+    // that left unchecked, as a warning.
+    report_->warnings.push_back(absl::StrCat("entries past the first damaged data block (after ",
+                                             report_->entries, " good entries) were not checked"));
+    if (report_->damaged_data_blocks == 0) {  // Only the entry pass saw it.
+      AddProblem("checksum", std::string(it->status().message()));
+    }
     return;
   }
   read_all_ = true;

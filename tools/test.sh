@@ -120,12 +120,13 @@ if ((sanitizers)); then
       cp -r "tests/fuzz/corpus/$target/." "$work/"
       echo "== fuzzing $target for 60 s" >&2
       if "$bin/tests/fuzz/${target}_fuzzer" -max_total_time=60 -print_final_stats=1 \
-          -artifact_prefix="$root/tests/fuzz/corpus/$target/crash-" "$work" >&2 2>"$work.log"; then
+          -report_slow_units=1000000 -artifact_prefix="$root/tests/fuzz/corpus/$target/" \
+          "$work" >&2 2>"$work.log"; then
         tail -n 3 "$work.log" >&2
         echo "1 0" >>"$tally"
       else
         tail -n 30 "$work.log" >&2
-        echo "fuzzer $target found a failure; the input is tests/fuzz/corpus/$target/crash-*:" \
+        echo "fuzzer $target found a failure; the input is tests/fuzz/corpus/$target/crash-* (or timeout-*, oom-*, leak-*):" \
           "commit it with the fix and //tests/fuzz:${target}_corpus_test replays it" >&2
         echo "0 1" >>"$tally"
         status=1

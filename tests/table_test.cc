@@ -59,6 +59,23 @@ std::string PatternValue(uint64_t seed, size_t len) {
   return value;
 }
 
+// A scan from the first entry yields exactly `entries`, in order.
+void ExpectScanYieldsExactly(const Table& table, const std::vector<Entry>& entries) {
+  auto it = table.NewIterator();
+  size_t i = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++i) {
+    ASSERT_LT(i, entries.size());
+    const TableEntry e = it->entry();
+    ASSERT_EQ(e.user_key, entries[i].key);
+    ASSERT_EQ(e.sequence, entries[i].seq);
+    ASSERT_EQ(e.type, entries[i].type);
+    ASSERT_EQ(e.value.size(), entries[i].value.size()) << e.user_key;
+    ASSERT_TRUE(e.value == entries[i].value) << e.user_key;  // No 100 KiB dump.
+  }
+  EXPECT_TRUE(it->status().ok()) << it->status();
+  EXPECT_EQ(i, entries.size());
+}
+
 TEST(TableTest, ValuesLargerThanABlockRoundTrip) {
   // Sizes cycle so that big values sit next to each other, next to small
   // ones and next to tombstones.
@@ -105,19 +122,7 @@ TEST(TableTest, ValuesLargerThanABlockRoundTrip) {
       ASSERT_TRUE(got.ok()) << got.status();
       EXPECT_EQ(got->kind, LookupResult::Kind::kNotFound) << key;
     }
-    auto it = (*table)->NewIterator();
-    size_t i = 0;
-    for (it->SeekToFirst(); it->Valid(); it->Next(), ++i) {
-      ASSERT_LT(i, entries.size());
-      const TableEntry e = it->entry();
-      ASSERT_EQ(e.user_key, entries[i].key);
-      ASSERT_EQ(e.sequence, entries[i].seq);
-      ASSERT_EQ(e.type, entries[i].type);
-      ASSERT_EQ(e.value.size(), entries[i].value.size()) << e.user_key;
-      ASSERT_TRUE(e.value == entries[i].value) << e.user_key;  // No 100 KiB dump.
-    }
-    EXPECT_TRUE(it->status().ok()) << it->status();
-    EXPECT_EQ(i, entries.size());
+    ExpectScanYieldsExactly(**table, entries);
   }
 }
 
@@ -126,18 +131,8 @@ TEST(TableTest, IteratorYieldsEveryEntryInOrderAndSeeks) {
   const std::string bytes = testing::BuildTable(entries, TableOptions());
   auto table = Table::Open(NewMemRandomAccessFile(bytes));
   ASSERT_TRUE(table.ok());
+  ExpectScanYieldsExactly(**table, entries);
   auto it = (*table)->NewIterator();
-  size_t i = 0;
-  for (it->SeekToFirst(); it->Valid(); it->Next(), ++i) {
-    ASSERT_LT(i, entries.size());
-    const TableEntry e = it->entry();
-    ASSERT_EQ(e.user_key, entries[i].key);
-    ASSERT_EQ(e.sequence, entries[i].seq);
-    ASSERT_EQ(e.type, entries[i].type);
-    ASSERT_EQ(e.value, entries[i].value);
-  }
-  EXPECT_TRUE(it->status().ok());
-  EXPECT_EQ(i, entries.size());
   it->Seek(entries[777].key);
   ASSERT_TRUE(it->Valid());
   // The first version of that key.

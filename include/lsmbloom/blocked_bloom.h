@@ -62,7 +62,7 @@ absl::Status ValidateOptions(const BlockedBloomOptions& options);
 
 // The shape of one filter, as planned or as read from its header.
 struct FilterGeometry {
-  uint64_t num_keys = 0;    // Distinct hashes in the filter.
+  uint64_t num_keys = 0;    // Hashes added (adjacent repeats dropped).
   uint64_t num_blocks = 0;  // 64-byte blocks; 0 exactly when num_keys is 0.
   int num_probes = 1;       // k.
   HashSpec hash;
@@ -76,7 +76,7 @@ struct FilterGeometry {
   double predicted_fpr() const;
 };
 
-// The geometry Finish() would choose for `num_keys` distinct keys. Allocates
+// The geometry Finish() would choose for `num_keys` keys. Allocates
 // nothing, so it answers for any n; fails if the filter would need more than
 // 2^32 blocks (256 GiB).
 absl::StatusOr<FilterGeometry> PlanFilter(uint64_t num_keys,
@@ -85,9 +85,12 @@ absl::StatusOr<FilterGeometry> PlanFilter(uint64_t num_keys,
 // Collects keys and produces one serialized filter.
 //
 // Call order: (AddKey | AddHash)* Finish, repeatable: Finish() resets the
-// builder for the next filter. Memory: 8 bytes per key added (duplicates
-// included, minus adjacent repeats) until Finish, plus at most 1 MiB of
-// partly filled chunks and 16 KiB of staging; Finish needs 1/128 of that again. Not thread-safe.
+// builder for the next filter. A key added again right after itself (a key
+// written at several sequence numbers, in a sorted table) is dropped on
+// arrival; a repeat further away sets the same bits again, which changes
+// nothing but the count the filter is sized from, as in RocksDB. Memory:
+// 8 bytes per key added (minus adjacent repeats) until Finish, which needs
+// little more. Not thread-safe.
 class BlockedBloomBuilder {
  public:
   // InvalidArgument if the options are invalid.
@@ -108,7 +111,7 @@ class BlockedBloomBuilder {
     has_last_hash_ = true;
   }
 
-  // Hashes buffered so far (an upper bound on the distinct keys).
+  // Hashes buffered so far: the count the filter will be sized from.
   size_t num_buffered() const { return hashes_.size(); }
   // The options in force: bits_per_key and num_probes resolved (a target
   // FPR turned into bits/key, k = 0 into the model's optimum).
@@ -117,8 +120,9 @@ class BlockedBloomBuilder {
   size_t MemoryUsage() const { return hashes_.MemoryUsage(); }
 
   // Builds the filter of every key added since the last Finish, then resets.
-  // Adding the same key twice gives the same bytes as adding it once. Fails
-  // only if the filter would exceed 2^32 blocks.
+  // The bytes depend on the multiset of hashes added (adjacent repeats
+  // removed), not on their order. Fails only if the filter would exceed
+  // 2^32 blocks.
   absl::StatusOr<std::string> Finish();
 
  private:
@@ -129,6 +133,15 @@ class BlockedBloomBuilder {
   internal::HashBuffer hashes_;
   uint64_t last_hash_ = 0;
   bool has_last_hash_ = false;
+};
+
+// What a probe needs, in one small value: for the inlined probes of
+// lsmbloom/blocked_bloom-inl.h and for lookup paths that keep many filters
+// side by side. Valid while the reader's bytes are.
+struct BlockedBloomView {
+  const uint8_t* bits = nullptr;  // num_blocks * 64 bytes.
+  uint64_t num_blocks = 0;        // 0: an empty filter, which matches nothing.
+  int num_probes = 1;             // k.
 };
 
 struct FilterReadOptions {
@@ -167,6 +180,11 @@ class BlockedBloomReader {
   // REQUIRES: out.size() == hashes.size().
   void MayMatchBatch(absl::Span<const uint64_t> hashes,
                      absl::Span<bool> out) const;
+
+  // For probing without a call per key (lsmbloom/blocked_bloom-inl.h).
+  BlockedBloomView view() const {
+    return BlockedBloomView{bits_, geometry_.num_blocks, geometry_.num_probes};
+  }
 
   const FilterGeometry& geometry() const { return geometry_; }
   // The bit array, num_blocks * 64 bytes (for inspection).

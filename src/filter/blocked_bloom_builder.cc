@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/blocked_bloom.h"
 #include "lsmbloom/bloom_math.h"
-#include "src/filter/block_layout.h"
+#include "lsmbloom/blocked_bloom_layout.h"
 #include "src/filter/filter_format.h"
 #include "src/filter/simd_kernels.h"
 
@@ -95,21 +95,41 @@ absl::StatusOr<BlockedBloomBuilder> BlockedBloomBuilder::Create(
   return BlockedBloomBuilder(resolved);
 }
 
+namespace {
+
+// Filters up to this size are set in insertion order, a block prefetched a
+// few keys ahead; larger ones group their hashes first so that each group's
+// writes stay within about kGroupWindowBytes of the filter (measured on a
+// Zen 5: at 10^8 keys, 6.7 ns/key grouped against 34 ns in insertion order;
+// at 10^7, 6.9 ns in order against 9.6-11.7 grouped).
+constexpr uint64_t kGroupAboveBytes = uint64_t{32} << 20;
+constexpr uint64_t kGroupWindowBytes = uint64_t{512} << 10;
+
+int GroupBitsFor(uint64_t filter_bytes) {
+  if (filter_bytes <= kGroupAboveBytes) return 0;
+  int bits = 0;
+  while ((filter_bytes >> bits) > kGroupWindowBytes && bits < 12) ++bits;
+  return bits;
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> BlockedBloomBuilder::Finish() {
   internal::HashBuffer hashes = std::move(hashes_);
   hashes_ = internal::HashBuffer();  // Reset, whatever happens next.
   has_last_hash_ = false;
-  const size_t distinct = hashes.Unique();
-  absl::StatusOr<FilterGeometry> geometry = PlanFilter(distinct, options_);
+  absl::StatusOr<FilterGeometry> geometry = PlanFilter(hashes.size(), options_);
   if (!geometry.ok()) return geometry.status();
   std::string filter(geometry->serialized_size(), '\0');
   uint8_t* header = reinterpret_cast<uint8_t*>(&filter[0]);
   uint8_t* bits = header + internal::kHeaderBytes;
-  // Groups come in ascending order of the hash's top byte, and so of block:
-  // each group's writes stay inside 1/256 of the filter.
-  hashes.ForEachRun([&](const uint64_t* run, size_t n) {
-    internal::AddHashes(bits, geometry->num_blocks, geometry->num_probes, run, n);
-  });
+  // Setting a bit twice changes nothing, so any order and any repeats give
+  // the same bits.
+  hashes.Drain(GroupBitsFor(geometry->bit_bytes()),
+               [&](const uint64_t* run, size_t n) {
+                 internal::AddHashes(bits, geometry->num_blocks,
+                                     geometry->num_probes, run, n);
+               });
   internal::EncodeHeader(*geometry, bits, header);
   return filter;
 }

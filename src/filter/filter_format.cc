@@ -5,7 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "src/filter/block_layout.h"
+#include "lsmbloom/blocked_bloom_layout.h"
 #include "src/filter/checksum.h"
 
 #define XXH_INLINE_ALL

@@ -1,6 +1,6 @@
 #include "src/filter/reference_kernels.h"
 
-#include "src/filter/block_layout.h"
+#include "lsmbloom/blocked_bloom_layout.h"
 
 namespace lsmbloom {
 namespace internal {

@@ -13,7 +13,8 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
-#include "src/filter/block_layout.h"
+#include "lsmbloom/blocked_bloom-inl.h"
+#include "lsmbloom/blocked_bloom_layout.h"
 #include "src/filter/reference_kernels.h"
 #include "src/filter/simd_kernels.h"
 
@@ -22,31 +23,38 @@ namespace lsmbloom {
 namespace internal {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+using lsmbloom::HWY_NAMESPACE::ProbeBlock;
 
-// How many keys ahead a prefetching batch fetches blocks: enough to cover a
-// DRAM miss with the probes in between.
-constexpr size_t kPrefetchDistance = 24;
+// How many keys ahead a prefetching loop fetches blocks: enough to cover a
+// DRAM miss with the probes in between, few enough to stay within the
+// core's outstanding misses.
+constexpr size_t kPrefetchDistance = 16;
 
-#if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
-
-// One lane per vector gains nothing: the scalar target is the reference.
-// Scalable vectors (SVE, RVV) have no compile-time lane count to lay a
-// block over, so they use the reference too rather than guess one.
 bool ProbeOne(const uint8_t* bits, uint64_t num_blocks, int num_probes,
               uint64_t hash) {
-  return ReferenceProbe(bits, num_blocks, num_probes, hash);
+  return ProbeBlock(bits + BlockIndex(hash, num_blocks) * kBlockBytes,
+                    ProbeSeed(hash), num_probes);
 }
 
 void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes,
                 const uint64_t* hashes, size_t n, bool* out, bool prefetch) {
+  if (prefetch) {
+    const size_t lead = n < kPrefetchDistance ? n : kPrefetchDistance;
+    for (size_t i = 0; i < lead; ++i) {
+      hwy::Prefetch(bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes);
+    }
+  }
   for (size_t i = 0; i < n; ++i) {
     if (prefetch && i + kPrefetchDistance < n) {
       hwy::Prefetch(bits + BlockIndex(hashes[i + kPrefetchDistance], num_blocks) *
                                kBlockBytes);
     }
-    out[i] = ReferenceProbe(bits, num_blocks, num_probes, hashes[i]);
+    out[i] = ProbeBlock(bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes,
+                        ProbeSeed(hashes[i]), num_probes);
   }
 }
+
+#if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
 
 void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
                const uint64_t* hashes, size_t n) {
@@ -58,104 +66,6 @@ void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
 using D = hn::CappedTag<uint32_t, kBlockWords>;
 using V = hn::Vec<D>;
 constexpr size_t kLanes = hn::MaxLanes(D());
-constexpr size_t kVectorsPerBlock = kBlockWords / kLanes;
-constexpr int kLog2Lanes = kLanes == 16 ? 4 : kLanes == 8 ? 3 : kLanes == 4 ? 2
-                                                                           : 1;
-static_assert((size_t{1} << kLog2Lanes) == kLanes, "lanes must divide a block");
-
-// Bit positions (0..511) of probes [first, first + kLanes) of `seed`.
-HWY_INLINE V Positions(D d, uint32_t seed, size_t first) {
-  return hn::ShiftRight<23>(
-      hn::Mul(hn::Set(d, seed), hn::LoadU(d, kProbeMultipliers + first)));
-}
-
-// At most this many vectors of positions cover k <= 16 probes; one on
-// AVX-512, so the chunk loops below vanish there.
-constexpr size_t kMaxChunks = kMaxProbesPerKey / kLanes;
-
-// Which lanes of each chunk hold a real probe (k may be below the lanes).
-// Built once per call, outside the per-key loop.
-struct LiveLanes {
-  hn::Mask<D> mask[kMaxChunks];
-  size_t chunks;
-
-  HWY_INLINE explicit LiveLanes(int num_probes) {
-    const D d;
-    chunks = (static_cast<size_t>(num_probes) + kLanes - 1) / kLanes;
-    for (size_t c = 0; c < kMaxChunks; ++c) {
-      const size_t first = c * kLanes;
-      mask[c] = hn::FirstN(d, first < static_cast<size_t>(num_probes)
-                                  ? num_probes - first
-                                  : 0);
-    }
-  }
-};
-
-HWY_INLINE bool ProbeBlock(const uint8_t* block, uint32_t seed,
-                           const LiveLanes& live) {
-  const D d;
-  V words[kVectorsPerBlock];
-  for (size_t s = 0; s < kVectorsPerBlock; ++s) {
-    words[s] = hn::LoadU(d, reinterpret_cast<const uint32_t*>(block) + s * kLanes);
-  }
-  V missing = hn::Zero(d);
-  for (size_t c = 0; c < kMaxChunks; ++c) {
-    if (kMaxChunks > 1 && c >= live.chunks) break;
-    const V product =
-        hn::Mul(hn::Set(d, seed), hn::LoadU(d, kProbeMultipliers + c * kLanes));
-    // Bit position = top 9 bits: word = top 4, bit within word = next 5.
-    const V word_index = hn::ShiftRight<28>(product);
-    const V wanted = hn::IfThenElseZero(
-        live.mask[c],
-        hn::Set(d, 1u) << hn::And(hn::ShiftRight<23>(product), hn::Set(d, 31u)));
-    V got;
-    if (kVectorsPerBlock == 1) {
-      // The word index is already within the 16 lanes.
-      got = hn::TableLookupLanes(words[0], hn::IndicesFromVec(d, word_index));
-    } else {
-      const auto lookup = hn::IndicesFromVec(
-          d, hn::And(word_index, hn::Set(d, static_cast<uint32_t>(kLanes - 1))));
-      const V which = hn::ShiftRight<kLog2Lanes>(word_index);
-      got = hn::TableLookupLanes(words[0], lookup);
-      for (size_t s = 1; s < kVectorsPerBlock; ++s) {
-        got = hn::IfThenElse(hn::Eq(which, hn::Set(d, static_cast<uint32_t>(s))),
-                             hn::TableLookupLanes(words[s], lookup), got);
-      }
-    }
-    missing = hn::Or(missing, hn::AndNot(got, wanted));
-  }
-  return hn::AllTrue(d, hn::Eq(missing, hn::Zero(d)));
-}
-
-bool ProbeOne(const uint8_t* bits, uint64_t num_blocks, int num_probes,
-              uint64_t hash) {
-  return ProbeBlock(bits + BlockIndex(hash, num_blocks) * kBlockBytes,
-                    ProbeSeed(hash), LiveLanes(num_probes));
-}
-
-void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes,
-                const uint64_t* hashes, size_t n, bool* out, bool prefetch) {
-  const LiveLanes live(num_probes);
-  if (!prefetch) {
-    for (size_t i = 0; i < n; ++i) {
-      out[i] = ProbeBlock(bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes,
-                          ProbeSeed(hashes[i]), live);
-    }
-    return;
-  }
-  const size_t lead = n < kPrefetchDistance ? n : kPrefetchDistance;
-  for (size_t i = 0; i < lead; ++i) {
-    hwy::Prefetch(bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes);
-  }
-  for (size_t i = 0; i < n; ++i) {
-    if (i + kPrefetchDistance < n) {
-      hwy::Prefetch(bits + BlockIndex(hashes[i + kPrefetchDistance], num_blocks) *
-                               kBlockBytes);
-    }
-    out[i] = ProbeBlock(bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes,
-                        ProbeSeed(hashes[i]), live);
-  }
-}
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
 // Sets a key's k bits (positions[0], positions[stride], ...) with one
@@ -200,8 +110,9 @@ HWY_INLINE void SetKeyBits(uint8_t* block, const uint32_t* positions, size_t str
 #endif
 
 // Positions are computed kLanes keys at a time, one vector multiply per
-// probe, then each key's bits are set in its block, which the caller's
-// ordering keeps in cache.
+// probe, then each key's bits are set in its block. Blocks are fetched
+// kPrefetchDistance keys ahead: even within L2 that halves the time, since
+// each read-modify-write otherwise waits for its line.
 void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
                const uint64_t* hashes, size_t n) {
   const D d;
@@ -219,6 +130,10 @@ void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
                 d, positions[probe]);
     }
     for (size_t j = 0; j < kLanes; ++j) {
+      if (i + j + kPrefetchDistance < n) {
+        hwy::Prefetch(bits + BlockIndex(hashes[i + j + kPrefetchDistance], num_blocks) *
+                                 kBlockBytes);
+      }
       SetKeyBits(bits + BlockIndex(hashes[i + j], num_blocks) * kBlockBytes,
                  &positions[0][j], kLanes, num_probes);
     }

@@ -1,6 +1,15 @@
-// Filter microbenchmarks: lsmbloom's blocked filter against LevelDB's Bloom
-// filter (Debian's libleveldb, NewBloomFilterPolicy(10)) in the same binary,
-// same keys (random 16-byte), same bits/key.
+// Filter microbenchmarks: lsmbloom's blocked filter against a baseline of
+// RocksDB's FastLocalBloom (bench/flb, written here from its design: "Flb" is
+// its AVX2 variant, "FlbPortable" the scalar one) and LevelDB's Bloom filter
+// (Debian's libleveldb, NewBloomFilterPolicy(10)), in the same binary, on the
+// same keys (random 16-byte), hashed by the same XXH3-64 (KeyHash), at the
+// same bits/key, every filter 64-byte aligned.
+//
+// lsmbloom appears twice where a call per key is measured: "Lsmbloom" is the
+// public reader API (an indirect call per key into the kernel picked at run
+// time), "LsmbloomInline" the probe of lsmbloom/blocked_bloom-inl.h inlined
+// into a per-target loop (bench/inline_loops.cc), as FLB's probe is inlined
+// into its callers.
 //
 // Every benchmark reports items_per_second; ns/key = 1e9 / items_per_second.
 // Counters: bits_per_key, fpr (measured on 2^20 absent keys), fpr_model.
@@ -8,6 +17,7 @@
 // LSMBLOOM_BENCH_MAX_KEYS caps n (default 10^8).
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -17,12 +27,15 @@
 #include "absl/strings/str_cat.h"
 #include "bench/bench_keys.h"
 #include "bench/bench_util.h"
+#include "bench/flb/fast_local_bloom.h"
+#include "bench/inline_loops.h"
 #include "benchmark/benchmark.h"
 #include "leveldb/filter_policy.h"
 #include "leveldb/slice.h"
 #include "lsmbloom/blocked_bloom.h"
 #include "lsmbloom/bloom_math.h"
 #include "lsmbloom/filter_policy.h"
+#include "lsmbloom/key_hash.h"
 #include "lsmbloom/simd.h"
 
 namespace lsmbloom {
@@ -84,6 +97,48 @@ const std::string& LevelDbFilter(size_t n) {
   return f;
 }
 
+// ---- The FLB baseline. ----
+
+constexpr int kMillibitsPerKey = static_cast<int>(kBitsPerKey * 1000);
+
+// The keys of a KeySet as FLB's flat-key interface takes them.
+const char* Flat(const KeySet& keys) { return keys[0].data(); }
+
+bool RequireAvx2(benchmark::State& state, bool avx2) {
+  if (avx2 && !flb::Avx2Supported()) {
+    state.SkipWithError("FLB's AVX2 variant needs AVX2, which this CPU lacks");
+    return false;
+  }
+  return true;
+}
+
+flb::Filter BuildFlb(bool avx2, const KeySet& keys, size_t n, int millibits) {
+  return avx2 ? flb::avx2::Build(Flat(keys), kKeyBytes, n, millibits)
+              : flb::portable::Build(Flat(keys), kKeyBytes, n, millibits);
+}
+
+// One FLB filter per (variant, n), built once per process.
+const flb::Filter& FlbFilter(bool avx2, size_t n) {
+  static auto* cache = new std::map<std::pair<bool, size_t>, flb::Filter>;
+  flb::Filter& f = (*cache)[{avx2, n}];
+  if (f.lines == nullptr) f = BuildFlb(avx2, Present(n), n, kMillibitsPerKey);
+  return f;
+}
+
+double FlbFpr(bool avx2, const flb::Filter& f) {
+  const size_t maybe =
+      avx2 ? flb::avx2::CountKeys(f, Flat(Absent()), kKeyBytes, kProbeKeys)
+           : flb::portable::CountKeys(f, Flat(Absent()), kKeyBytes, kProbeKeys);
+  return static_cast<double>(maybe) / kProbeKeys;
+}
+
+void SetFlbCounters(benchmark::State& state, bool avx2, size_t n) {
+  const flb::Filter& f = FlbFilter(avx2, n);
+  state.counters["bits_per_key"] = 512.0 * f.num_lines / n;
+  state.counters["fpr"] = FlbFpr(avx2, f);
+  state.counters["k"] = f.num_probes;
+}
+
 double OurFpr(const BlockedBloomReader& reader) {
   size_t fp = 0;
   for (size_t i = 0; i < kProbeKeys; ++i) fp += reader.MayMatch(Absent()[i]);
@@ -136,6 +191,19 @@ void BM_Build_LevelDb(benchmark::State& state) {
   SetLevelDbCounters(state, n);
 }
 
+void BM_Build_Flb(benchmark::State& state, bool avx2) {
+  if (!RequireAvx2(state, avx2)) return;
+  const size_t n = state.range(0);
+  const KeySet& keys = Present(n);
+  for (auto _ : state) {
+    flb::Filter f = BuildFlb(avx2, keys, n, kMillibitsPerKey);
+    benchmark::DoNotOptimize(f.lines);
+    flb::FreeFilter(&f);
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+  SetFlbCounters(state, avx2, n);
+}
+
 // ---- Single queries from keys: hashing included. ----
 
 template <typename MayMatch>
@@ -178,6 +246,39 @@ void BM_QueryPresentKey_LevelDb(benchmark::State& state) {
   });
 }
 
+// Runs count(first, kChunk) -> hits over consecutive chunks of the probes.
+template <typename Count>
+void RunChunks(benchmark::State& state, size_t available, Count count) {
+  const size_t usable = std::min(available, kProbeKeys);
+  size_t next = 0, hits = 0;
+  for (auto _ : state) {
+    hits += count(next);
+    next = next + 2 * kChunk <= usable ? next + kChunk : 0;
+  }
+  benchmark::DoNotOptimize(hits);
+  state.SetItemsProcessed(state.iterations() * kChunk);
+}
+
+void BM_QueryKey_LsmbloomInline(benchmark::State& state, bool present) {
+  const size_t n = state.range(0);
+  const BlockedBloomView view = OurFilter(n).view();
+  const KeySet& probes = present ? Present(n) : Absent();
+  RunChunks(state, probes.size(), [&](size_t first) {
+    return CountKeysInline(view, probes[first].data(), kKeyBytes, kChunk);
+  });
+}
+
+void BM_QueryKey_Flb(benchmark::State& state, bool avx2, bool present) {
+  if (!RequireAvx2(state, avx2)) return;
+  const size_t n = state.range(0);
+  const flb::Filter& f = FlbFilter(avx2, n);
+  const KeySet& probes = present ? Present(n) : Absent();
+  RunChunks(state, probes.size(), [&](size_t first) {
+    return avx2 ? flb::avx2::CountKeys(f, probes[first].data(), kKeyBytes, kChunk)
+                : flb::portable::CountKeys(f, probes[first].data(), kKeyBytes, kChunk);
+  });
+}
+
 // ---- Queries from precomputed hashes, single and batched. ----
 
 const std::vector<uint64_t>& AbsentHashes() {
@@ -204,6 +305,44 @@ void BM_QueryAbsentHash_Lsmbloom(benchmark::State& state) {
   }
   benchmark::DoNotOptimize(hits);
   state.SetItemsProcessed(state.iterations() * kChunk);
+}
+
+void BM_QueryAbsentHash_LsmbloomInline(benchmark::State& state) {
+  const BlockedBloomView view = OurFilter(state.range(0)).view();
+  const std::vector<uint64_t>& hashes = AbsentHashes();
+  RunChunks(state, hashes.size(), [&](size_t first) {
+    return CountHashesInline(view, &hashes[first], kChunk);
+  });
+}
+
+void BM_QueryAbsentHash_Flb(benchmark::State& state, bool avx2) {
+  if (!RequireAvx2(state, avx2)) return;
+  const flb::Filter& f = FlbFilter(avx2, state.range(0));
+  const std::vector<uint64_t>& hashes = AbsentHashes();
+  RunChunks(state, hashes.size(), [&](size_t first) {
+    return avx2 ? flb::avx2::CountHashes(f, &hashes[first], kChunk)
+                : flb::portable::CountHashes(f, &hashes[first], kChunk);
+  });
+}
+
+void BM_QueryAbsentBatch_Flb(benchmark::State& state, bool avx2) {
+  if (!RequireAvx2(state, avx2)) return;
+  const flb::Filter& f = FlbFilter(avx2, state.range(0));
+  const std::vector<uint64_t>& hashes = AbsentHashes();
+  const size_t batch = state.range(1);
+  bool out[flb::kMaxBatch];
+  RunChunks(state, hashes.size(), [&](size_t first) {
+    size_t hits = 0;
+    for (size_t j = 0; j < kChunk; j += batch) {
+      if (avx2) {
+        flb::avx2::MayMatchBatch(f, &hashes[first + j], batch, out);
+      } else {
+        flb::portable::MayMatchBatch(f, &hashes[first + j], batch, out);
+      }
+      hits += out[0];
+    }
+    return hits;
+  });
 }
 
 // Hashes of the first min(n, 2^20) present keys of the filter of n keys.
@@ -313,6 +452,24 @@ void BM_Fpr_LevelDb(benchmark::State& state) {
   state.counters["bits_per_key"] = size_bits / kFprKeys;
 }
 
+void BM_Fpr_Flb(benchmark::State& state) {
+  const int millibits = static_cast<int>(state.range(0));
+  const bool avx2 = flb::Avx2Supported();
+  double fpr = 0, bits = 0;
+  int k = 0;
+  for (auto _ : state) {
+    flb::Filter f = BuildFlb(avx2, Present(kFprKeys), kFprKeys, millibits);
+    fpr = FlbFpr(avx2, f);
+    bits = 512.0 * f.num_lines / kFprKeys;
+    k = f.num_probes;
+    flb::FreeFilter(&f);
+  }
+  state.counters["fpr"] = fpr;
+  state.counters["k"] = k;
+  state.counters["bits_per_key"] = bits;
+  SetModelCounters(state, bits, k);
+}
+
 // Runs `fn` with the kernels pinned to `target`, then restores the choice
 // made from LSMBLOOM_SIMD (or the best target).
 template <typename Fn>
@@ -334,22 +491,68 @@ void RegisterAll() {
     for (int64_t n : sizes) b->Arg(n);
     return b;
   };
+  // Lambdas capture the variant: FLB's AVX2 and portable builds.
+  using Fn = std::function<void(benchmark::State&)>;
+  auto per_size_fn = [&](const std::string& name, Fn fn) {
+    auto* b = benchmark::RegisterBenchmark(name.c_str(), fn);
+    for (int64_t n : sizes) b->Arg(n);
+    return b;
+  };
+  struct FlbVariant {
+    const char* suffix;
+    bool avx2;
+  };
+  const FlbVariant flb_variants[] = {{"Flb", true}, {"FlbPortable", false}};
+
   per_size("BM_Build_Lsmbloom", BM_Build_Lsmbloom)->Unit(benchmark::kMillisecond);
+  for (const FlbVariant& v : flb_variants) {
+    per_size_fn(std::string("BM_Build_") + v.suffix,
+                [v](benchmark::State& s) { BM_Build_Flb(s, v.avx2); })
+        ->Unit(benchmark::kMillisecond);
+  }
   per_size("BM_Build_LevelDb", BM_Build_LevelDb)->Unit(benchmark::kMillisecond);
-  per_size("BM_QueryAbsentKey_Lsmbloom", BM_QueryAbsentKey_Lsmbloom);
-  per_size("BM_QueryAbsentKey_LevelDb", BM_QueryAbsentKey_LevelDb);
-  per_size("BM_QueryPresentKey_Lsmbloom", BM_QueryPresentKey_Lsmbloom);
-  per_size("BM_QueryPresentKey_LevelDb", BM_QueryPresentKey_LevelDb);
+
+  for (bool present : {false, true}) {
+    const std::string what = present ? "BM_QueryPresentKey_" : "BM_QueryAbsentKey_";
+    per_size(present ? "BM_QueryPresentKey_Lsmbloom" : "BM_QueryAbsentKey_Lsmbloom",
+             present ? BM_QueryPresentKey_Lsmbloom : BM_QueryAbsentKey_Lsmbloom);
+    per_size_fn(what + "LsmbloomInline", [present](benchmark::State& s) {
+      BM_QueryKey_LsmbloomInline(s, present);
+    });
+    for (const FlbVariant& v : flb_variants) {
+      per_size_fn(what + v.suffix, [v, present](benchmark::State& s) {
+        BM_QueryKey_Flb(s, v.avx2, present);
+      });
+    }
+    per_size(present ? "BM_QueryPresentKey_LevelDb" : "BM_QueryAbsentKey_LevelDb",
+             present ? BM_QueryPresentKey_LevelDb : BM_QueryAbsentKey_LevelDb);
+  }
+
   per_size("BM_QueryAbsentHash_Lsmbloom", BM_QueryAbsentHash_Lsmbloom);
+  per_size("BM_QueryAbsentHash_LsmbloomInline", BM_QueryAbsentHash_LsmbloomInline);
+  for (const FlbVariant& v : flb_variants) {
+    per_size_fn(std::string("BM_QueryAbsentHash_") + v.suffix,
+                [v](benchmark::State& s) { BM_QueryAbsentHash_Flb(s, v.avx2); });
+  }
+
   auto* batch = benchmark::RegisterBenchmark("BM_QueryAbsentBatch_Lsmbloom",
                                              BM_QueryAbsentBatch_Lsmbloom);
   for (int64_t n : sizes) {
     for (int64_t b : {8, 32, 128, 1024}) batch->Args({n, b});
   }
+  for (const FlbVariant& v : flb_variants) {
+    auto* flb_batch = benchmark::RegisterBenchmark(
+        (std::string("BM_QueryAbsentBatch_") + v.suffix).c_str(),
+        [v](benchmark::State& s) { BM_QueryAbsentBatch_Flb(s, v.avx2); });
+    for (int64_t n : sizes) {
+      for (int64_t b : {8, 32, 128, 1024}) flb_batch->Args({n, b});
+    }
+  }
   auto* present_batch = benchmark::RegisterBenchmark(
       "BM_QueryPresentBatch_Lsmbloom", BM_QueryPresentBatch_Lsmbloom);
   for (int64_t n : sizes) present_batch->Args({n, 128});
   for (auto* fpr : {benchmark::RegisterBenchmark("BM_Fpr_Lsmbloom", BM_Fpr_Lsmbloom),
+                    benchmark::RegisterBenchmark("BM_Fpr_Flb", BM_Fpr_Flb),
                     benchmark::RegisterBenchmark("BM_Fpr_ClassicBloom", BM_Fpr_ClassicBloom),
                     benchmark::RegisterBenchmark("BM_Fpr_LevelDb", BM_Fpr_LevelDb)}) {
     fpr->Iterations(1)->Unit(benchmark::kMillisecond);
@@ -367,6 +570,12 @@ void RegisterAll() {
         ("BM_QueryAbsentHash_Lsmbloom" + suffix).c_str(),
         [target](benchmark::State& s) {
           OnTarget(s, target, BM_QueryAbsentHash_Lsmbloom);
+        })
+        ->Arg(1000000);
+    benchmark::RegisterBenchmark(
+        ("BM_QueryAbsentHash_LsmbloomInline" + suffix).c_str(),
+        [target](benchmark::State& s) {
+          OnTarget(s, target, BM_QueryAbsentHash_LsmbloomInline);
         })
         ->Arg(1000000);
     benchmark::RegisterBenchmark(

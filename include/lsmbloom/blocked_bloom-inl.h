@@ -11,10 +11,9 @@
 //   namespace my_project { namespace HWY_NAMESPACE {
 //   size_t CountMaybe(const lsmbloom::BlockedBloomView& f, const uint64_t* h,
 //                     size_t n) {
+//     const lsmbloom::HWY_NAMESPACE::BlockedBloomProber prober(f);
 //     size_t maybe = 0;
-//     for (size_t i = 0; i < n; ++i) {
-//       maybe += lsmbloom::HWY_NAMESPACE::MayMatchHash(f, h[i]);
-//     }
+//     for (size_t i = 0; i < n; ++i) maybe += prober.MayMatchHash(h[i]);
 //     return maybe;
 //   }
 //   } }  HWY_AFTER_NAMESPACE();
@@ -42,8 +41,8 @@
 HWY_BEFORE_NAMESPACE();
 namespace lsmbloom {
 namespace HWY_NAMESPACE {
-namespace bloom_detail {
 namespace hn = hwy::HWY_NAMESPACE;
+namespace bloom_detail {
 
 // The scalar reference: one bit at a time, stopping at the first clear bit.
 HWY_INLINE bool ProbeBlockScalar(const uint8_t* block, uint32_t seed,
@@ -65,88 +64,115 @@ constexpr size_t kMaxChunks = internal::kMaxProbesPerKey / kLanes;
 constexpr int kLog2Lanes = kLanes == 16 ? 4 : kLanes == 8 ? 3 : kLanes == 4 ? 2 : 1;
 static_assert((size_t{1} << kLog2Lanes) == kLanes, "lanes must divide a block");
 
-// Lanes of chunk `chunk` (probes chunk * kLanes ...) whose bit is missing
-// from the block words, as all-ones lanes; dead lanes (probe >= k) are zero.
-HWY_INLINE hn::Vec<D> MissingBits(const hn::Vec<D>* words, uint32_t seed,
-                                  size_t chunk, int num_probes) {
+// 1 << (bit position mod 32) in each lane, from the product whose top 9 bits
+// are the position.
+HWY_INLINE hn::Vec<D> OneHotBits(hn::Vec<D> product) {
   const D d;
-  const auto product = hn::Mul(
-      hn::Set(d, seed), hn::LoadU(d, internal::kProbeMultipliers + chunk * kLanes));
-  // Bit position = top 9 bits of the product: word = top 4, bit = next 5.
-  const auto word_index = hn::ShiftRight<28>(product);
-  const auto bit = hn::And(hn::ShiftRight<23>(product), hn::Set(d, 31u));
-  const size_t live = static_cast<size_t>(num_probes) - chunk * kLanes;
-  const auto wanted = hn::IfThenElseZero(hn::FirstN(d, live),
-                                         hn::Shl(hn::Set(d, 1u), bit));
-  hn::Vec<D> got;
-  if (kVectorsPerBlock == 1) {
-    got = hn::TableLookupLanes(words[0], hn::IndicesFromVec(d, word_index));
-  } else {
-    const auto lookup = hn::IndicesFromVec(
-        d, hn::And(word_index, hn::Set(d, static_cast<uint32_t>(kLanes - 1))));
-    if (kVectorsPerBlock == 2) {
-      // The word index's top bit is the product's sign bit: one blend.
-      const hn::RebindToSigned<D> di;
-      got = hn::BitCast(
-          d, hn::IfNegativeThenElse(
-                 hn::BitCast(di, product),
-                 hn::BitCast(di, hn::TableLookupLanes(words[1], lookup)),
-                 hn::BitCast(di, hn::TableLookupLanes(words[0], lookup))));
-    } else {
-      // Four quarters: pick each lane's word by the index's top two bits.
-      const auto quarter = hn::ShiftRight<kLog2Lanes>(word_index);
-      got = hn::TableLookupLanes(words[0], lookup);
-      for (size_t s = 1; s < kVectorsPerBlock; ++s) {
-        got = hn::IfThenElse(
-            hn::Eq(quarter, hn::Set(d, static_cast<uint32_t>(s))),
-            hn::TableLookupLanes(words[s], lookup), got);
-      }
-    }
-  }
-  return hn::AndNot(got, wanted);
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+  // A rotate takes its count mod 32, which saves the mask of the count.
+  return hn::Vec<D>{_mm512_rolv_epi32(hn::Set(d, 1u).raw,
+                                      hn::ShiftRight<23>(product).raw)};
+#else
+  return hn::Shl(hn::Set(d, 1u),
+                 hn::And(hn::ShiftRight<23>(product), hn::Set(d, 31u)));
+#endif
 }
 
-HWY_INLINE bool ProbeBlockVector(const uint8_t* block, uint32_t seed,
-                                 int num_probes) {
+// Block word of each lane's probe, given the top 4 bits of its product.
+HWY_INLINE hn::Vec<D> WordsOf(const hn::Vec<D>* words, hn::Vec<D> product) {
   const D d;
-  hn::Vec<D> words[kVectorsPerBlock];
-  for (size_t s = 0; s < kVectorsPerBlock; ++s) {
-    words[s] = hn::LoadU(d, reinterpret_cast<const uint32_t*>(block) + s * kLanes);
+  const auto word_index = hn::ShiftRight<28>(product);
+  if (kVectorsPerBlock == 1) {
+    return hn::TableLookupLanes(words[0], hn::IndicesFromVec(d, word_index));
   }
-  auto missing = MissingBits(words, seed, 0, num_probes);
-  for (size_t c = 1; c < kMaxChunks; ++c) {
-    if (static_cast<size_t>(num_probes) <= c * kLanes) break;
-    missing = hn::Or(missing, MissingBits(words, seed, c, num_probes));
+  const auto lookup = hn::IndicesFromVec(
+      d, hn::And(word_index, hn::Set(d, static_cast<uint32_t>(kLanes - 1))));
+  if (kVectorsPerBlock == 2) {
+    // The word index's top bit is the product's sign bit: one blend.
+    const hn::RebindToSigned<D> di;
+    return hn::BitCast(
+        d, hn::IfNegativeThenElse(
+               hn::BitCast(di, product),
+               hn::BitCast(di, hn::TableLookupLanes(words[1], lookup)),
+               hn::BitCast(di, hn::TableLookupLanes(words[0], lookup))));
   }
-  return hn::AllTrue(d, hn::Eq(missing, hn::Zero(d)));
+  // Four quarters: pick each lane's word by the index's top two bits.
+  const auto quarter = hn::ShiftRight<kLog2Lanes>(word_index);
+  auto got = hn::TableLookupLanes(words[0], lookup);
+  for (size_t s = 1; s < kVectorsPerBlock; ++s) {
+    got = hn::IfThenElse(hn::Eq(quarter, hn::Set(d, static_cast<uint32_t>(s))),
+                         hn::TableLookupLanes(words[s], lookup), got);
+  }
+  return got;
 }
+
 #endif
 
 }  // namespace bloom_detail
 
-// True unless the k bits of `seed` are missing from the 64-byte `block`.
-// REQUIRES: 1 <= num_probes <= 16.
-HWY_INLINE bool ProbeBlock(const uint8_t* block, uint32_t seed, int num_probes) {
-#if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
-  // One lane gains nothing; scalable vectors have no compile-time lane count
-  // to lay a block over.
-  return bloom_detail::ProbeBlockScalar(block, seed, num_probes);
-#else
-  return bloom_detail::ProbeBlockVector(block, seed, num_probes);
+// Probes one filter: what depends only on k is worked out once, here, so a
+// loop of MayMatchHash calls does only the per-key work.
+class BlockedBloomProber {
+ public:
+  // REQUIRES: 1 <= filter.num_probes <= 16 unless filter.num_blocks == 0.
+  explicit BlockedBloomProber(const BlockedBloomView& filter) : filter_(filter) {
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+    const bloom_detail::D d;
+    for (size_t c = 0; c < bloom_detail::kMaxChunks; ++c) {
+      const size_t first = c * bloom_detail::kLanes;
+      const size_t k = static_cast<size_t>(filter.num_probes);
+      live_[c] = hn::VecFromMask(d, hn::FirstN(d, k > first ? k - first : 0));
+    }
 #endif
-}
+  }
 
-// The block of `hash` in a filter of `num_blocks` blocks.
-HWY_INLINE const uint8_t* BlockOf(const BlockedBloomView& filter, uint64_t hash) {
-  return filter.bits +
-         internal::BlockIndex(hash, filter.num_blocks) * internal::kBlockBytes;
-}
+  // True unless the k bits of `seed` are missing from the 64-byte `block`.
+  HWY_INLINE bool ProbeBlock(const uint8_t* block, uint32_t seed) const {
+#if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
+    // One lane gains nothing; scalable vectors have no compile-time lane
+    // count to lay a block over.
+    return bloom_detail::ProbeBlockScalar(block, seed, filter_.num_probes);
+#else
+    namespace bd = bloom_detail;
+    const bd::D d;
+    hn::Vec<bd::D> words[bd::kVectorsPerBlock];
+    for (size_t s = 0; s < bd::kVectorsPerBlock; ++s) {
+      words[s] = hn::LoadU(d, reinterpret_cast<const uint32_t*>(block) +
+                                  s * bd::kLanes);
+    }
+    const auto seeds = hn::Set(d, seed);
+    auto missing = hn::Zero(d);
+    for (size_t c = 0; c < bd::kMaxChunks; ++c) {
+      if (c > 0 && static_cast<size_t>(filter_.num_probes) <= c * bd::kLanes) {
+        break;
+      }
+      const auto product = hn::Mul(
+          seeds, hn::LoadU(d, internal::kProbeMultipliers + c * bd::kLanes));
+      const auto wanted = hn::And(live_[c], bd::OneHotBits(product));
+      missing = hn::Or(missing, hn::AndNot(bd::WordsOf(words, product), wanted));
+    }
+    return hn::AllTrue(d, hn::Eq(missing, hn::Zero(d)));
+#endif
+  }
 
-// Same answer as BlockedBloomReader::MayMatchHash, without a call.
+  // Same answer as BlockedBloomReader::MayMatchHash, without a call.
+  HWY_INLINE bool MayMatchHash(uint64_t hash) const {
+    return filter_.num_blocks != 0 &&
+           ProbeBlock(filter_.bits + internal::BlockIndex(hash, filter_.num_blocks) *
+                                         internal::kBlockBytes,
+                      internal::ProbeSeed(hash));
+  }
+
+ private:
+  BlockedBloomView filter_;
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+  hn::Vec<bloom_detail::D> live_[bloom_detail::kMaxChunks];  // All-ones lanes: probe < k.
+#endif
+};
+
+// One probe without a prober; a loop should hold a BlockedBloomProber.
 HWY_INLINE bool MayMatchHash(const BlockedBloomView& filter, uint64_t hash) {
-  return filter.num_blocks != 0 &&
-         ProbeBlock(BlockOf(filter, hash), internal::ProbeSeed(hash),
-                    filter.num_probes);
+  return BlockedBloomProber(filter).MayMatchHash(hash);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -126,8 +126,7 @@ class BlockedBloomBuilder {
   absl::StatusOr<std::string> Finish();
 
  private:
-  explicit BlockedBloomBuilder(const BlockedBloomOptions& options)
-      : options_(options) {}
+  explicit BlockedBloomBuilder(const BlockedBloomOptions& options);
 
   BlockedBloomOptions options_;
   internal::HashBuffer hashes_;
@@ -195,12 +194,16 @@ class BlockedBloomReader {
 
  private:
   using ProbeFn = bool (*)(const uint8_t*, uint64_t, int, uint64_t);
+  using ProbeBatchFn = void (*)(const uint8_t*, uint64_t, int, const uint64_t*,
+                                size_t, bool*, bool);
   BlockedBloomReader() = default;
 
   FilterGeometry geometry_;
   const uint8_t* bits_ = nullptr;
-  ProbeFn probe_one_ = nullptr;  // Resolved once per reader, never per probe.
-  bool prefetch_ = false;
+  // Kernels resolved once per reader, never per probe or per batch.
+  ProbeFn probe_one_ = nullptr;
+  ProbeBatchFn probe_batch_ = nullptr;
+  bool prefetch_ = false;  // Batches fetch blocks ahead (filters beyond L2).
 };
 
 }  // namespace lsmbloom

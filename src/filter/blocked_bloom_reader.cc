@@ -31,6 +31,7 @@ absl::StatusOr<BlockedBloomReader> BlockedBloomReader::Open(
   reader.bits_ =
       reinterpret_cast<const uint8_t*>(filter.data()) + internal::kHeaderBytes;
   reader.probe_one_ = internal::ChosenProbeOne();
+  reader.probe_batch_ = internal::ChosenProbeBatch();
   reader.prefetch_ = geometry->bit_bytes() > PrefetchAboveBytes();
   return reader;
 }
@@ -42,8 +43,8 @@ void BlockedBloomReader::MayMatchBatch(absl::Span<const uint64_t> hashes,
     for (bool& answer : out) answer = false;
     return;
   }
-  internal::ProbeBatch(bits_, geometry_.num_blocks, geometry_.num_probes,
-                       hashes.data(), hashes.size(), out.data(), prefetch_);
+  probe_batch_(bits_, geometry_.num_blocks, geometry_.num_probes, hashes.data(),
+               hashes.size(), out.data(), prefetch_);
 }
 
 }  // namespace lsmbloom

@@ -1,111 +1,184 @@
 #include "lsmbloom/internal/hash_buffer.h"
 
 #include <algorithm>
-#include <cassert>
+#include <cstdlib>
 #include <cstring>
+#include <new>
+#include <utility>
+
+#include "src/filter/huge_pages.h"
 
 namespace lsmbloom {
 namespace internal {
 namespace {
 
-// Chunks double from 4 KiB (small filters stay small) to 512 KiB (large ones
-// allocate rarely, and a freed chunk is big enough for malloc to reuse).
-constexpr size_t kFirstChunk = 512;
-constexpr size_t kLargestChunk = size_t{1} << 16;
-
-// Grouped hashes live in 4 KiB pages, reached a 64-byte line at a time
-// through a staging line per group: writing single hashes to thousands of
-// lists spread over as many pages would miss the TLB on nearly every key.
+constexpr size_t kFirstCapacity = 1024;
+constexpr size_t kNumGroups = size_t{1} << HashBuffer::kGroupBits;
+// Grouped hashes live in 4 KiB pages, reached a 64-byte line at a time.
 constexpr size_t kPage = 512;
 constexpr size_t kLine = 8;
+// Hashes taken in at a time once grouped.
+constexpr size_t kIntake = 4096;
 
-struct alignas(64) StagingLine {
-  uint64_t hashes[kLine];
+// A new array of `count` hashes holding the first `held` of `old`, which had
+// room for `old_count` and is freed.
+uint64_t* Reallocate(uint64_t* old, size_t old_count, size_t held, size_t count) {
+  return static_cast<uint64_t*>(ReallocateLarge(old, old_count * sizeof(uint64_t),
+                                                held * sizeof(uint64_t),
+                                                count * sizeof(uint64_t)));
+}
+
+// One released buffer of at most this size is kept per thread for the next
+// filter built on that thread (a table builder's thread builds one after
+// another). Without it, freeing the buffer and then the filter left malloc's
+// top chunk past its trim threshold, so malloc returned the pages and faulted
+// them in again for every filter: 2x the build time at 10^4 keys.
+constexpr size_t kSpareMaxHashes = size_t{1} << 19;  // 4 MiB.
+
+struct Spare {
+  uint64_t* data = nullptr;
+  size_t capacity = 0;
+  ~Spare() { FreeLarge(data, capacity * sizeof(uint64_t)); }
 };
+thread_local Spare spare;
 
-struct Group {
-  std::vector<std::unique_ptr<uint64_t[]>> pages;
-  size_t size = 0;
+}  // namespace
 
-  void Append(const uint64_t* hashes, size_t n) {
+struct HashBuffer::Groups {
+  struct alignas(64) Line {
+    uint64_t hashes[kLine];
+  };
+  struct Group {
+    std::vector<std::unique_ptr<uint64_t[]>> pages;
+    size_t size = 0;
+  };
+
+  Line staging[kNumGroups];
+  uint8_t fill[kNumGroups] = {};
+  Group groups[kNumGroups];
+
+  void Append(Group& g, const uint64_t* hashes, size_t n) {
     while (n > 0) {
-      if (size % kPage == 0) pages.emplace_back(new uint64_t[kPage]);
-      const size_t take = std::min(n, kPage - size % kPage);
-      std::memcpy(pages.back().get() + size % kPage, hashes, take * sizeof(uint64_t));
-      size += take;
+      if (g.size % kPage == 0) g.pages.emplace_back(new uint64_t[kPage]);
+      const size_t take = std::min(n, kPage - g.size % kPage);
+      std::memcpy(g.pages.back().get() + g.size % kPage, hashes,
+                  take * sizeof(uint64_t));
+      g.size += take;
       hashes += take;
       n -= take;
     }
   }
+
+  void Stage(uint64_t hash) {
+    const size_t g = hash >> (64 - kGroupBits);
+    staging[g].hashes[fill[g]] = hash;
+    if (++fill[g] == kLine) {
+      Append(groups[g], staging[g].hashes, kLine);
+      fill[g] = 0;
+    }
+  }
+
+  void FlushStaging() {
+    for (size_t g = 0; g < kNumGroups; ++g) {
+      Append(groups[g], staging[g].hashes, fill[g]);
+      fill[g] = 0;
+    }
+  }
+
+  size_t Bytes() const {
+    size_t bytes = sizeof(Groups);
+    for (const Group& g : groups) bytes += g.pages.size() * kPage * sizeof(uint64_t);
+    return bytes;
+  }
 };
 
-}  // namespace
+void HashBuffer::GroupsDeleter::operator()(Groups* groups) const { delete groups; }
 
-size_t HashBuffer::ChunkSize(size_t index) const {
-  return index >= 7 ? kLargestChunk : kFirstChunk << index;
+HashBuffer::~HashBuffer() { Release(); }
+
+HashBuffer::HashBuffer(HashBuffer&& other) noexcept { *this = std::move(other); }
+
+HashBuffer& HashBuffer::operator=(HashBuffer&& other) noexcept {
+  if (this != &other) {
+    Release();
+    group_above_ = other.group_above_;
+    start_ = std::exchange(other.start_, nullptr);
+    next_ = std::exchange(other.next_, nullptr);
+    end_ = std::exchange(other.end_, nullptr);
+    moved_ = std::exchange(other.moved_, 0);
+    groups_ = std::move(other.groups_);
+  }
+  return *this;
 }
 
-void HashBuffer::NewChunk() {
-  if (!chunks_.empty()) sealed_ += chunks_.back().capacity;
-  const size_t capacity = ChunkSize(chunks_.size());
-  chunks_.push_back(Chunk{std::unique_ptr<uint64_t[]>(new uint64_t[capacity]), capacity});
-  next_ = chunks_.back().data.get();
-  end_ = next_ + capacity;
+void HashBuffer::Release() {
+  uint64_t* data = start_;
+  size_t capacity = static_cast<size_t>(end_ - start_);
+  if (data != nullptr && capacity <= kSpareMaxHashes && capacity > spare.capacity) {
+    std::swap(data, spare.data);  // Keep the larger of the two.
+    std::swap(capacity, spare.capacity);
+  }
+  FreeLarge(data, capacity * sizeof(uint64_t));
+  start_ = next_ = end_ = nullptr;
+  moved_ = 0;
+  groups_.reset();
 }
 
 size_t HashBuffer::MemoryUsage() const {
-  return (sealed_ + (chunks_.empty() ? 0 : chunks_.back().capacity)) *
-             sizeof(uint64_t) +
-         chunks_.capacity() * sizeof(Chunk);
+  return static_cast<size_t>(end_ - start_) * sizeof(uint64_t) +
+         (groups_ ? groups_->Bytes() : 0);
 }
 
-void HashBuffer::Drain(int group_bits,
-                       absl::FunctionRef<void(const uint64_t*, size_t)> visit) {
-  assert(group_bits >= 0 && group_bits <= 16);
-  std::vector<Chunk> chunks = std::move(chunks_);
-  const uint64_t* last_end = next_;
-  *this = HashBuffer();  // Empty from here on, whatever visit does.
-  auto chunk_size = [&](size_t c) {
-    return c + 1 == chunks.size()
-               ? static_cast<size_t>(last_end - chunks[c].data.get())
-               : chunks[c].capacity;
-  };
-
-  if (group_bits == 0) {
-    for (size_t c = 0; c < chunks.size(); ++c) {
-      if (chunk_size(c) > 0) visit(chunks[c].data.get(), chunk_size(c));
-    }
+void HashBuffer::MakeRoom() {
+  if (groups_) {
+    Regroup(start_, kIntake);
+    next_ = start_;
     return;
   }
+  const size_t held = size();
+  if (held >= group_above_) {
+    StartGrouping();
+    return;
+  }
+  if (held == 0 && spare.data != nullptr && !groups_) {
+    start_ = next_ = std::exchange(spare.data, nullptr);
+    end_ = start_ + std::exchange(spare.capacity, 0);
+    return;
+  }
+  const size_t capacity = held == 0 ? kFirstCapacity : 2 * held;
+  start_ = Reallocate(start_, static_cast<size_t>(end_ - start_), held, capacity);
+  next_ = start_ + held;
+  end_ = start_ + capacity;
+}
 
-  const size_t num_groups = size_t{1} << group_bits;
-  const int shift = 64 - group_bits;
-  std::vector<Group> groups(num_groups);
-  std::vector<StagingLine> staging(num_groups);
-  std::vector<uint8_t> fill(num_groups, 0);
-  for (size_t c = 0; c < chunks.size(); ++c) {
-    const uint64_t* hashes = chunks[c].data.get();
-    const size_t n = chunk_size(c);
-    for (size_t i = 0; i < n; ++i) {
-      const size_t g = hashes[i] >> shift;
-      uint8_t& f = fill[g];
-      staging[g].hashes[f] = hashes[i];
-      if (++f == kLine) {
-        groups[g].Append(staging[g].hashes, kLine);
-        f = 0;
+void HashBuffer::Regroup(const uint64_t* hashes, size_t n) {
+  for (size_t i = 0; i < n; ++i) groups_->Stage(hashes[i]);
+  moved_ += n;
+}
+
+void HashBuffer::StartGrouping() {
+  groups_.reset(new Groups);
+  Regroup(start_, size());
+  // The flat array shrinks to the intake: its memory goes back now.
+  start_ = Reallocate(start_, static_cast<size_t>(end_ - start_), 0, kIntake);
+  next_ = start_;
+  end_ = start_ + kIntake;
+}
+
+void HashBuffer::Drain(absl::FunctionRef<void(const uint64_t*, size_t)> visit) {
+  if (!groups_) {
+    if (next_ != start_) visit(start_, size());
+  } else {
+    Regroup(start_, static_cast<size_t>(next_ - start_));
+    groups_->FlushStaging();
+    for (Groups::Group& g : groups_->groups) {
+      for (size_t p = 0; p * kPage < g.size; ++p) {
+        visit(g.pages[p].get(), std::min(kPage, g.size - p * kPage));
       }
+      std::vector<std::unique_ptr<uint64_t[]>>().swap(g.pages);
     }
-    chunks[c].data.reset();  // Regrouped: its memory goes back now.
   }
-  for (size_t g = 0; g < num_groups; ++g) {
-    groups[g].Append(staging[g].hashes, fill[g]);
-  }
-  for (Group& group : groups) {
-    for (size_t p = 0; p * kPage < group.size; ++p) {
-      visit(group.pages[p].get(), std::min(kPage, group.size - p * kPage));
-    }
-    std::vector<std::unique_ptr<uint64_t[]>>().swap(group.pages);
-  }
+  Release();
 }
 
 }  // namespace internal

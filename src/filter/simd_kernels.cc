@@ -23,34 +23,52 @@ namespace lsmbloom {
 namespace internal {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-using lsmbloom::HWY_NAMESPACE::ProbeBlock;
+using lsmbloom::HWY_NAMESPACE::BlockedBloomProber;
 
-// How many keys ahead a prefetching loop fetches blocks: enough to cover a
-// DRAM miss with the probes in between, few enough to stay within the
-// core's outstanding misses.
-constexpr size_t kPrefetchDistance = 16;
+// How many keys ahead the build fetches the block it will set.
+constexpr size_t kBuildPrefetchDistance = 32;
 
 bool ProbeOne(const uint8_t* bits, uint64_t num_blocks, int num_probes,
               uint64_t hash) {
-  return ProbeBlock(bits + BlockIndex(hash, num_blocks) * kBlockBytes,
-                    ProbeSeed(hash), num_probes);
+  return BlockedBloomProber(BlockedBloomView{bits, num_blocks, num_probes})
+      .ProbeBlock(bits + BlockIndex(hash, num_blocks) * kBlockBytes,
+                  ProbeSeed(hash));
+}
+
+// Probes hashes[0, n) a window at a time, fetching the blocks of the next
+// window before probing this one: every fetch of a window is issued before
+// any probe can stall on a miss, so up to two windows of misses overlap
+// (interleaving one fetch per probe measured up to 2x slower out of cache:
+// stalled probes fill the core's window and hold back later fetches).
+void ProbeFetchingAhead(const BlockedBloomProber& prober, const uint8_t* bits,
+                        uint64_t num_blocks, const uint64_t* hashes, size_t n,
+                        bool* out) {
+  constexpr size_t kWindow = 64;
+  const uint8_t* blocks[2][kWindow];
+  auto fetch = [&](size_t start, const uint8_t** into) HWY_ATTR {
+    const size_t end = n - start < kWindow ? n : start + kWindow;
+    for (size_t i = start; i < end; ++i) {
+      into[i - start] = bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes;
+      hwy::Prefetch(into[i - start]);
+    }
+  };
+  fetch(0, blocks[0]);
+  for (size_t start = 0, w = 0; start < n; start += kWindow, w ^= 1) {
+    if (n - start > kWindow) fetch(start + kWindow, blocks[w ^ 1]);
+    const size_t end = n - start < kWindow ? n : start + kWindow;
+    for (size_t i = start; i < end; ++i) {
+      out[i] = prober.ProbeBlock(blocks[w][i - start], ProbeSeed(hashes[i]));
+    }
+  }
 }
 
 void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes,
                 const uint64_t* hashes, size_t n, bool* out, bool prefetch) {
+  const BlockedBloomProber prober(BlockedBloomView{bits, num_blocks, num_probes});
   if (prefetch) {
-    const size_t lead = n < kPrefetchDistance ? n : kPrefetchDistance;
-    for (size_t i = 0; i < lead; ++i) {
-      hwy::Prefetch(bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes);
-    }
-  }
-  for (size_t i = 0; i < n; ++i) {
-    if (prefetch && i + kPrefetchDistance < n) {
-      hwy::Prefetch(bits + BlockIndex(hashes[i + kPrefetchDistance], num_blocks) *
-                               kBlockBytes);
-    }
-    out[i] = ProbeBlock(bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes,
-                        ProbeSeed(hashes[i]), num_probes);
+    ProbeFetchingAhead(prober, bits, num_blocks, hashes, n, out);
+  } else {
+    for (size_t i = 0; i < n; ++i) out[i] = prober.MayMatchHash(hashes[i]);
   }
 }
 
@@ -73,37 +91,58 @@ constexpr size_t kLanes = hn::MaxLanes(D());
 // lanes as the OR over probes of 1 << (p - 64 * lane). This relies on x86's
 // variable shifts (vpsllvq), which give 0 for counts of 64 and more, so a
 // probe sets a bit only in its own lane (p - 64 * lane wraps around to a huge
-// count below it).
+// count below it). k is a constant, so the probes unroll and their masks
+// combine as a tree rather than one long chain.
 using D64 = hn::CappedTag<uint64_t, 8>;
 constexpr size_t kLanes64 = hn::MaxLanes(D64());
 constexpr size_t kMaskVectors = 8 / kLanes64;
 
-HWY_INLINE void SetKeyBits(uint8_t* block, const uint32_t* positions, size_t stride,
-                           int num_probes) {
+template <int kProbes>
+HWY_INLINE hn::Vec<D64> ProbeMasks(const uint64_t* positions, size_t stride,
+                                   hn::Vec<D64> minus_first_bit, int first) {
   const D64 d64;
-  const auto one = hn::Set(d64, uint64_t{1});
-  hn::Vec<D64> mask[kMaskVectors], first_bit[kMaskVectors];
-  for (size_t s = 0; s < kMaskVectors; ++s) {
-    mask[s] = hn::Zero(d64);
-    first_bit[s] = hn::Mul(hn::Iota(d64, s * kLanes64), hn::Set(d64, uint64_t{64}));
+  if (kProbes == 1) {
+    // A broadcast load folded into the add: positions are kept 64 bits wide
+    // for that.
+    return hn::Shl(hn::Set(d64, uint64_t{1}),
+                   hn::Add(hn::Set(d64, positions[first * stride]),
+                           minus_first_bit));
   }
-  for (int probe = 0; probe < num_probes; ++probe) {
-    const auto p = hn::Set(d64, uint64_t{positions[probe * stride]});
-    for (size_t s = 0; s < kMaskVectors; ++s) {
-      mask[s] = hn::Or(mask[s], hn::Shl(one, hn::Sub(p, first_bit[s])));
-    }
-  }
+  constexpr int kHalf = kProbes / 2;
+  return hn::Or(ProbeMasks<kHalf>(positions, stride, minus_first_bit, first),
+                ProbeMasks<kProbes - kHalf>(positions, stride, minus_first_bit,
+                                            first + kHalf));
+}
+
+template <>
+HWY_INLINE hn::Vec<D64> ProbeMasks<0>(const uint64_t*, size_t, hn::Vec<D64>,
+                                      int) {
+  return hn::Zero(D64());
+}
+
+template <int kProbes>
+HWY_INLINE void SetKeyBits(uint8_t* block, const uint64_t* positions,
+                           size_t stride) {
+  const D64 d64;
   for (size_t s = 0; s < kMaskVectors; ++s) {
+    // Adding -64 * lane (mod 2^64) is the subtraction described above.
+    const auto minus_first_bit =
+        hn::Neg(hn::BitCast(hn::RebindToSigned<D64>(),
+                            hn::Mul(hn::Iota(d64, s * kLanes64),
+                                    hn::Set(d64, uint64_t{64}))));
+    const auto mask = ProbeMasks<kProbes>(positions, stride,
+                                          hn::BitCast(d64, minus_first_bit), 0);
     uint64_t* words = reinterpret_cast<uint64_t*>(block) + s * kLanes64;
-    hn::StoreU(hn::Or(hn::LoadU(d64, words), mask[s]), d64, words);
+    hn::StoreU(hn::Or(hn::LoadU(d64, words), mask), d64, words);
   }
 }
 #else
 // No variable 64-bit shifts with those semantics: one scalar
 // read-modify-write per bit.
-HWY_INLINE void SetKeyBits(uint8_t* block, const uint32_t* positions, size_t stride,
-                           int num_probes) {
-  for (int probe = 0; probe < num_probes; ++probe) {
+template <int kProbes>
+HWY_INLINE void SetKeyBits(uint8_t* block, const uint64_t* positions,
+                           size_t stride) {
+  for (int probe = 0; probe < kProbes; ++probe) {
     SetBlockBit(block, positions[probe * stride]);
   }
 }
@@ -113,10 +152,13 @@ HWY_INLINE void SetKeyBits(uint8_t* block, const uint32_t* positions, size_t str
 // probe, then each key's bits are set in its block. Blocks are fetched
 // kPrefetchDistance keys ahead: even within L2 that halves the time, since
 // each read-modify-write otherwise waits for its line.
-void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
-               const uint64_t* hashes, size_t n) {
+template <int kProbes>
+void AddHashesFixed(uint8_t* bits, uint64_t num_blocks, const uint64_t* hashes,
+                    size_t n) {
   const D d;
-  HWY_ALIGN uint32_t positions[kMaxProbesPerKey][kLanes];
+  const hn::Half<D> dh;
+  const hn::Rebind<uint64_t, hn::Half<D>> dw;  // Half the lanes, widened.
+  HWY_ALIGN uint64_t positions[kProbes][kLanes];
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     // The low halves of kLanes little-endian 64-bit hashes are the even
@@ -124,21 +166,41 @@ void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
     const uint32_t* halves = reinterpret_cast<const uint32_t*>(hashes + i);
     const V seeds = hn::ConcatEven(d, hn::LoadU(d, halves + kLanes),
                                    hn::LoadU(d, halves));
-    for (int probe = 0; probe < num_probes; ++probe) {
-      hn::Store(hn::ShiftRight<23>(
-                    hn::Mul(seeds, hn::Set(d, kProbeMultipliers[probe]))),
-                d, positions[probe]);
+    for (int probe = 0; probe < kProbes; ++probe) {
+      const V p = hn::ShiftRight<23>(
+          hn::Mul(seeds, hn::Set(d, kProbeMultipliers[probe])));
+      hn::Store(hn::PromoteTo(dw, hn::LowerHalf(dh, p)), dw, positions[probe]);
+      hn::Store(hn::PromoteTo(dw, hn::UpperHalf(dh, p)), dw,
+                positions[probe] + kLanes / 2);
     }
     for (size_t j = 0; j < kLanes; ++j) {
-      if (i + j + kPrefetchDistance < n) {
-        hwy::Prefetch(bits + BlockIndex(hashes[i + j + kPrefetchDistance], num_blocks) *
+      if (i + j + kBuildPrefetchDistance < n) {
+        hwy::Prefetch(bits + BlockIndex(hashes[i + j + kBuildPrefetchDistance], num_blocks) *
                                  kBlockBytes);
       }
-      SetKeyBits(bits + BlockIndex(hashes[i + j], num_blocks) * kBlockBytes,
-                 &positions[0][j], kLanes, num_probes);
+      SetKeyBits<kProbes>(bits + BlockIndex(hashes[i + j], num_blocks) * kBlockBytes,
+                          &positions[0][j], kLanes);
     }
   }
-  ReferenceAdd(bits, num_blocks, num_probes, hashes + i, n - i);
+  ReferenceAdd(bits, num_blocks, kProbes, hashes + i, n - i);
+}
+
+void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
+               const uint64_t* hashes, size_t n) {
+  switch (num_probes) {
+#define LSMBLOOM_ADD_CASE(k) \
+  case k:                    \
+    return AddHashesFixed<k>(bits, num_blocks, hashes, n);
+    LSMBLOOM_ADD_CASE(1) LSMBLOOM_ADD_CASE(2) LSMBLOOM_ADD_CASE(3)
+    LSMBLOOM_ADD_CASE(4) LSMBLOOM_ADD_CASE(5) LSMBLOOM_ADD_CASE(6)
+    LSMBLOOM_ADD_CASE(7) LSMBLOOM_ADD_CASE(8) LSMBLOOM_ADD_CASE(9)
+    LSMBLOOM_ADD_CASE(10) LSMBLOOM_ADD_CASE(11) LSMBLOOM_ADD_CASE(12)
+    LSMBLOOM_ADD_CASE(13) LSMBLOOM_ADD_CASE(14) LSMBLOOM_ADD_CASE(15)
+    LSMBLOOM_ADD_CASE(16)
+#undef LSMBLOOM_ADD_CASE
+    default:
+      ReferenceAdd(bits, num_blocks, num_probes, hashes, n);
+  }
 }
 
 #endif  // HWY_TARGET == HWY_SCALAR
@@ -168,10 +230,10 @@ ProbeOneFn ChosenProbeOne() {
   return &HWY_DYNAMIC_DISPATCH(ProbeOne);
 }
 
-void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes,
-                const uint64_t* hashes, size_t n, bool* out, bool prefetch) {
-  HWY_DYNAMIC_DISPATCH(ProbeBatch)(bits, num_blocks, num_probes, hashes, n,
-                                   out, prefetch);
+ProbeBatchFn ChosenProbeBatch() {
+  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
+  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
+  return &HWY_DYNAMIC_DISPATCH(ProbeBatch);
 }
 
 void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,

@@ -20,11 +20,14 @@ using ProbeOneFn = bool (*)(const uint8_t* bits, uint64_t num_blocks,
 // The single-probe kernel of the target Highway has chosen now.
 ProbeOneFn ChosenProbeOne();
 
-// out[i] = probe of hashes[i]. With `prefetch`, blocks are fetched a few
-// dozen keys ahead of probing (worth it only for filters larger than cache).
-// REQUIRES: num_blocks > 0.
-void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes,
-                const uint64_t* hashes, size_t n, bool* out, bool prefetch);
+// out[i] = probe of hashes[i]. With `prefetch`, blocks are fetched a window
+// of keys before they are probed (worth it only for filters larger than
+// cache). REQUIRES: num_blocks > 0.
+using ProbeBatchFn = void (*)(const uint8_t* bits, uint64_t num_blocks,
+                              int num_probes, const uint64_t* hashes, size_t n,
+                              bool* out, bool prefetch);
+// The batch kernel of the target Highway has chosen now.
+ProbeBatchFn ChosenProbeBatch();
 
 // Sets the k bits of every hash. Any order is correct; hashes sorted by value
 // are also sorted by block, which turns random writes into a sequential sweep.

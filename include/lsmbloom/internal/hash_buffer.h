@@ -1,13 +1,15 @@
 // Implementation detail of BlockedBloomBuilder, visible only so that Add can
 // be inline. Not part of the API.
 //
-// The builder's store of key hashes: 8 bytes a key, appended to chunks in
-// insertion order (no copying as it grows), handed back either in that order
-// or grouped by the top bits of the hash. Grouping replaces a sort: the block
-// of a hash is monotone in its value, so each group's bits fall in one
-// window of the filter small enough to stay in cache while it is set, which
-// is what large filters need (one random write per key to a filter of
-// hundreds of MiB misses the cache and the TLB on nearly every key).
+// The builder's store of key hashes, 8 bytes a key. Small sets stay in one
+// flat array grown by realloc (large blocks move by remapping, not copying,
+// and the memory goes back to malloc in one piece, which reuses it for the
+// next filter without faulting pages in again). Past a size given by the
+// builder, the hashes are grouped by their top bits instead, through a
+// staging line per group: the block of a hash is monotone in its value, so
+// each group's bits fall in one window of the filter small enough to stay in
+// cache while it is set. One random write per key to a filter of hundreds of
+// MiB would miss the cache and the TLB on nearly every key.
 
 #ifndef LSMBLOOM_INTERNAL_HASH_BUFFER_H_
 #define LSMBLOOM_INTERNAL_HASH_BUFFER_H_
@@ -24,44 +26,50 @@ namespace internal {
 
 class HashBuffer {
  public:
-  HashBuffer() = default;
-  HashBuffer(HashBuffer&&) = default;
-  HashBuffer& operator=(HashBuffer&&) = default;
+  // Hashes are grouped once more than `group_above` are held.
+  explicit HashBuffer(size_t group_above = ~size_t{0}) : group_above_(group_above) {}
+  ~HashBuffer();
+  HashBuffer(HashBuffer&& other) noexcept;
+  HashBuffer& operator=(HashBuffer&& other) noexcept;
 
   void Add(uint64_t hash) {
-    if (next_ == end_) NewChunk();
+    if (next_ == end_) MakeRoom();
     *next_++ = hash;
   }
 
-  size_t size() const {
-    return chunks_.empty() ? 0 : sealed_ + (next_ - chunks_.back().data.get());
-  }
+  size_t size() const { return moved_ + static_cast<size_t>(next_ - start_); }
+
+  bool grouped() const { return groups_ != nullptr; }
 
   // Bytes held, for the memory bound in the builder's contract.
   size_t MemoryUsage() const;
 
   // Calls visit(hashes, n) over runs that together hold every hash, then
-  // leaves the buffer empty. With group_bits == 0 the runs come in insertion
-  // order; otherwise grouped by the top `group_bits` bits of the hash, in
-  // ascending order of those bits (order within a group unspecified). Each
-  // chunk is freed once its hashes are regrouped, so grouping needs little
-  // more memory than the hashes themselves. REQUIRES: group_bits <= 16.
-  void Drain(int group_bits,
-             absl::FunctionRef<void(const uint64_t*, size_t)> visit);
+  // leaves the buffer empty. Ungrouped, one run in insertion order; grouped,
+  // group by group in ascending order of the hashes' top kGroupBits bits.
+  void Drain(absl::FunctionRef<void(const uint64_t*, size_t)> visit);
+
+  static constexpr int kGroupBits = 10;
 
  private:
-  struct Chunk {
-    std::unique_ptr<uint64_t[]> data;
-    size_t capacity;
+  struct Groups;
+  struct GroupsDeleter {
+    void operator()(Groups* groups) const;
   };
 
-  void NewChunk();
-  size_t ChunkSize(size_t index) const;
+  void MakeRoom();
+  void StartGrouping();
+  void Regroup(const uint64_t* hashes, size_t n);
+  void Release();
 
-  std::vector<Chunk> chunks_;
-  size_t sealed_ = 0;  // Hashes in every chunk but the last.
+  size_t group_above_;
+  // Flat: [start_, next_) are the hashes, end_ the capacity. Grouped: the
+  // same three describe a small intake array emptied into the groups.
+  uint64_t* start_ = nullptr;
   uint64_t* next_ = nullptr;
   uint64_t* end_ = nullptr;
+  size_t moved_ = 0;  // Hashes already in groups.
+  std::unique_ptr<Groups, GroupsDeleter> groups_;
 };
 
 }  // namespace internal

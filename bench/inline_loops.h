@@ -1,0 +1,26 @@
+// Query loops with lsmbloom's probe inlined per SIMD target (inline_loops.cc),
+// dispatched once per call. Keys are n fixed-size keys laid end to end.
+
+#ifndef LSMBLOOM_BENCH_INLINE_LOOPS_H_
+#define LSMBLOOM_BENCH_INLINE_LOOPS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "lsmbloom/blocked_bloom.h"
+
+namespace lsmbloom {
+namespace bench {
+
+// How many of the hashes may match.
+size_t CountHashesInline(const BlockedBloomView& filter, const uint64_t* hashes,
+                         size_t n);
+
+// How many of the keys may match, each hashed with KeyHash (default spec).
+size_t CountKeysInline(const BlockedBloomView& filter, const char* keys,
+                       size_t key_size, size_t n);
+
+}  // namespace bench
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_BENCH_INLINE_LOOPS_H_

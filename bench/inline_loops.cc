@@ -24,6 +24,12 @@ size_t CountHashesInline(const BlockedBloomView& filter, const uint64_t* hashes,
   return maybe;
 }
 
+void ProbeHashesInline(const BlockedBloomView& filter, const uint64_t* hashes,
+                       size_t n, bool* out) {
+  const lsmbloom::HWY_NAMESPACE::BlockedBloomProber prober(filter);
+  for (size_t i = 0; i < n; ++i) out[i] = prober.MayMatchHash(hashes[i]);
+}
+
 size_t CountKeysInline(const BlockedBloomView& filter, const char* keys,
                        size_t key_size, size_t n) {
   const lsmbloom::HWY_NAMESPACE::BlockedBloomProber prober(filter);
@@ -47,10 +53,16 @@ namespace bench {
 
 HWY_EXPORT(CountHashesInline);
 HWY_EXPORT(CountKeysInline);
+HWY_EXPORT(ProbeHashesInline);
 
 size_t CountHashesInline(const BlockedBloomView& filter, const uint64_t* hashes,
                          size_t n) {
   return HWY_DYNAMIC_DISPATCH(CountHashesInline)(filter, hashes, n);
+}
+
+void ProbeHashesInline(const BlockedBloomView& filter, const uint64_t* hashes,
+                       size_t n, bool* out) {
+  HWY_DYNAMIC_DISPATCH(ProbeHashesInline)(filter, hashes, n, out);
 }
 
 size_t CountKeysInline(const BlockedBloomView& filter, const char* keys,

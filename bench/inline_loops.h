@@ -16,6 +16,10 @@ namespace bench {
 size_t CountHashesInline(const BlockedBloomView& filter, const uint64_t* hashes,
                          size_t n);
 
+// out[i] = whether hashes[i] may match.
+void ProbeHashesInline(const BlockedBloomView& filter, const uint64_t* hashes,
+                       size_t n, bool* out);
+
 // How many of the keys may match, each hashed with KeyHash (default spec).
 size_t CountKeysInline(const BlockedBloomView& filter, const char* keys,
                        size_t key_size, size_t n);

@@ -74,9 +74,20 @@ void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes,
 
 #if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
 
+// One 64-bit read-modify-write per bit, each block fetched
+// kBuildPrefetchDistance keys ahead.
 void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
                const uint64_t* hashes, size_t n) {
-  ReferenceAdd(bits, num_blocks, num_probes, hashes, n);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kBuildPrefetchDistance < n) {
+      hwy::Prefetch(bits + BlockIndex(hashes[i + kBuildPrefetchDistance], num_blocks) *
+                               kBlockBytes);
+    }
+    uint8_t* block = bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes;
+    for (int probe = 0; probe < num_probes; ++probe) {
+      SetBlockBit(block, BitInBlock(ProbeSeed(hashes[i]), probe));
+    }
+  }
 }
 
 #else  // SIMD targets

@@ -20,7 +20,7 @@ size_t CountHashesInline(const BlockedBloomView& filter, const uint64_t* hashes,
 void ProbeHashesInline(const BlockedBloomView& filter, const uint64_t* hashes,
                        size_t n, bool* out);
 
-// How many of the keys may match, each hashed with KeyHash (default spec).
+// How many of the keys may match, each hashed by KeyHashInline (default spec).
 size_t CountKeysInline(const BlockedBloomView& filter, const char* keys,
                        size_t key_size, size_t n);
 

@@ -46,7 +46,8 @@ void FreeFilter(Filter* filter);
 bool Avx2Supported();
 
 #define LSMBLOOM_FLB_VARIANT_API                                               \
-  /* Keys are n fixed-size keys laid end to end; hashed with KeyHash. */      \
+  /* Keys are n fixed-size keys laid end to end, hashed by KeyHash (build) */ \
+  /* or KeyHashInline (queries), as lsmbloom's builder and loops do.       */ \
   Filter Build(const char* keys, size_t key_size, size_t n,                   \
                int millibits_per_key);                                         \
   /* Same, from hashes already computed. */                                   \

@@ -120,13 +120,20 @@ HWY_INLINE hn::Vec<D> WordsOf(const hn::Vec<D>* words, hn::Vec<D> product) {
 // loop of MayMatchHash calls does only the per-key work.
 class BlockedBloomProber {
  public:
-  // REQUIRES: 1 <= filter.num_probes <= 16 unless filter.num_blocks == 0.
+  // REQUIRES: 1 <= filter.num_probes <= 16.
   explicit BlockedBloomProber(const BlockedBloomView& filter) : filter_(filter) {
-#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+    if (filter_.num_blocks == 0) {
+      // An empty filter probes one block of zeros: "no" without a branch.
+      filter_.bits = internal::kEmptyBlock;
+      filter_.num_blocks = 1;
+    }
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+    live_ = static_cast<__mmask16>((uint32_t{1} << filter_.num_probes) - 1);
+#elif HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
     const bloom_detail::D d;
     for (size_t c = 0; c < bloom_detail::kMaxChunks; ++c) {
       const size_t first = c * bloom_detail::kLanes;
-      const size_t k = static_cast<size_t>(filter.num_probes);
+      const size_t k = static_cast<size_t>(filter_.num_probes);
       live_[c] = hn::VecFromMask(d, hn::FirstN(d, k > first ? k - first : 0));
     }
 #endif
@@ -138,6 +145,46 @@ class BlockedBloomProber {
     // One lane gains nothing; scalable vectors have no compile-time lane
     // count to lay a block over.
     return bloom_detail::ProbeBlockScalar(block, seed, filter_.num_probes);
+#elif HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+    // The whole block is one register, and k lanes, one per probe, test
+    // their bits under a lane mask: no masking or OR of vectors. Written
+    // with intrinsics because the masked test has no Highway op.
+    namespace bd = bloom_detail;
+    const bd::D d;
+    const auto product = hn::Mul(hn::Set(d, seed),
+                                 hn::LoadU(d, internal::kProbeMultipliers));
+    const auto words = hn::LoadU(d, reinterpret_cast<const uint32_t*>(block));
+    const auto got = bd::WordsOf(&words, product);
+    const __mmask16 missing = _mm512_mask_testn_epi32_mask(
+        live_, got.raw, bd::OneHotBits(product).raw);
+    return missing == 0;
+#elif HWY_TARGET == HWY_AVX2
+    // Two halves of the block; one vector multiply yields 8 probes, the top
+    // bit of each word index (the product's sign) picks the half in one
+    // blend, and one test says whether every wanted bit is set. Intrinsics:
+    // vpermd reads only the index's low 3 bits, and vptest has no Highway op.
+    const __m256i* halves = reinterpret_cast<const __m256i*>(block);
+    const __m256i lower = _mm256_loadu_si256(halves);
+    const __m256i upper = _mm256_loadu_si256(halves + 1);
+    const __m256i seeds = _mm256_set1_epi32(static_cast<int>(seed));
+    const __m256i one = _mm256_set1_epi32(1);
+    int all_set = 1;
+    for (size_t c = 0; c < 2; ++c) {
+      if (c == 1 && filter_.num_probes <= 8) break;
+      const __m256i product = _mm256_mullo_epi32(
+          seeds, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
+                     internal::kProbeMultipliers + 8 * c)));
+      const __m256i word = _mm256_srli_epi32(product, 28);
+      const __m256i got = _mm256_castps_si256(_mm256_blendv_ps(
+          _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lower, word)),
+          _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(upper, word)),
+          _mm256_castsi256_ps(product)));
+      const __m256i bit = _mm256_and_si256(
+          live_[c].raw,
+          _mm256_sllv_epi32(one, _mm256_srli_epi32(_mm256_slli_epi32(product, 4), 27)));
+      all_set &= _mm256_testc_si256(got, bit);
+    }
+    return all_set != 0;
 #else
     namespace bd = bloom_detail;
     const bd::D d;
@@ -163,16 +210,17 @@ class BlockedBloomProber {
 
   // Same answer as BlockedBloomReader::MayMatchHash, without a call.
   HWY_INLINE bool MayMatchHash(uint64_t hash) const {
-    return filter_.num_blocks != 0 &&
-           ProbeBlock(filter_.bits + internal::BlockIndex(hash, filter_.num_blocks) *
+    return ProbeBlock(filter_.bits + internal::BlockIndex(hash, filter_.num_blocks) *
                                          internal::kBlockBytes,
                       internal::ProbeSeed(hash));
   }
 
  private:
   BlockedBloomView filter_;
-#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
-  hn::Vec<bloom_detail::D> live_[bloom_detail::kMaxChunks];  // All-ones lanes: probe < k.
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+  __mmask16 live_;  // Lanes whose probe is below k.
+#elif HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+  hn::Vec<bloom_detail::D> live_[bloom_detail::kMaxChunks];  // All-ones: probe < k.
 #endif
 };
 

@@ -38,6 +38,9 @@ inline constexpr uint32_t kProbeMultipliers[16] = {
     0xfb25d141, 0x3121fc9d, 0x68eeeb5b, 0xa9ab11d3, 0xd0c5fbe3, 0x2323055b,
     0xaa1f51c9, 0x2cb7000f, 0x45c6115b, 0x68da689b};
 
+// What an empty filter's probes read: a block with no bit set.
+alignas(64) inline constexpr uint8_t kEmptyBlock[kBlockBytes] = {};
+
 // REQUIRES: 0 < num_blocks <= kMaxBlocks.
 inline uint64_t BlockIndex(uint64_t hash, uint64_t num_blocks) {
   return ((hash >> 32) * num_blocks) >> 32;

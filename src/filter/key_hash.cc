@@ -1,9 +1,6 @@
 #include "lsmbloom/key_hash.h"
 
-// Inline XXH3 into this file: the call through libxxhash's generic entry
-// point costs about as much as hashing a short key.
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "lsmbloom/key_hash-inl.h"
 
 namespace lsmbloom {
 
@@ -13,16 +10,12 @@ namespace lsmbloom {
 __attribute__((flatten))
 #endif
 uint64_t KeyHash(std::string_view key, const HashSpec& spec) {
-  // HashId has a single member today; a reader rejects filters naming any
-  // other id before a hash from here can reach them.
-  return XXH3_64bits_withSeed(key.data(), key.size(), spec.seed);
+  return KeyHashInline(key, spec);
 }
 
 void KeyHashBatch(const std::string_view* keys, uint64_t* out, size_t n,
                   const HashSpec& spec) {
-  for (size_t i = 0; i < n; ++i) {
-    out[i] = XXH3_64bits_withSeed(keys[i].data(), keys[i].size(), spec.seed);
-  }
+  for (size_t i = 0; i < n; ++i) out[i] = KeyHashInline(keys[i], spec);
 }
 
 }  // namespace lsmbloom

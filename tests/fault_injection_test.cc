@@ -3,12 +3,16 @@
 // Every case ends in a clear error or a correct answer; never a silent false
 // negative, and never a file that opens as valid but is missing data.
 
+#include <algorithm>
+#include <cstring>
 #include <random>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "lsmbloom/table.h"
+#include "tests/table_surgery.h"
 #include "tests/table_testutil.h"
 
 namespace lsmbloom {
@@ -66,6 +70,34 @@ class FaultyRandomAccessFile : public RandomAccessFile {
   std::unique_ptr<RandomAccessFile> inner_;
   uint64_t bad_from_, bad_to_;
   Mode mode_;
+};
+
+// A readable file that answers a read at `at` with the bytes `source` holds
+// at `from`: a misdirected read (a stale cache line, a wrong LBA, a remapped
+// extent), from this file or another.
+class MisdirectedRandomAccessFile : public RandomAccessFile {
+ public:
+  MisdirectedRandomAccessFile(std::string contents, uint64_t at, std::string source,
+                              uint64_t from)
+      : contents_(std::move(contents)), at_(at), source_(std::move(source)), from_(from) {}
+  uint64_t Size() const override { return contents_.size(); }
+  absl::Status Read(uint64_t offset, size_t n, char* scratch,
+                    std::string_view* result) const override {
+    const std::string& bytes = offset == at_ ? source_ : contents_;
+    const uint64_t begin = offset == at_ ? from_ : offset;
+    if (begin > bytes.size()) return absl::OutOfRangeError("read past the end");
+    n = std::min<uint64_t>(n, bytes.size() - begin);
+    std::memcpy(scratch, bytes.data() + begin, n);
+    *result = std::string_view(scratch, n);
+    return absl::OkStatus();
+  }
+  // Not mapped: every block goes through Read.
+
+ private:
+  std::string contents_;
+  uint64_t at_;
+  std::string source_;
+  uint64_t from_;
 };
 
 std::vector<Entry> Entries() { return testing::MakeEntries(3000, 17); }
@@ -155,6 +187,64 @@ TEST(FaultInjectionTest, ReadErrorsAndShortReadsAreErrorsNeverWrongAnswers) {
       EXPECT_FALSE(it->Valid()) << "more entries than were written, trial " << trial;
     }
   }
+}
+
+TEST(FaultInjectionTest, ReadsServedFromAnotherOffsetOrFileAreErrorsNeverWrongAnswers) {
+  const std::vector<Entry> entries = Entries();
+  const std::string bytes = testing::BuildTable(entries, TableOptions());
+  // Same entries, another unique id: every block at the same offset with the
+  // same bytes, only its trailer differs.
+  const std::string twin = testing::BuildTable(entries, TableOptions());
+  std::vector<testing::Region> regions;
+  ASSERT_TRUE(testing::FindRegions(bytes, &regions));
+  std::mt19937_64 rng(23);
+  size_t misdirected = 0, refused_at_open = 0, filters_refused = 0;
+  for (const testing::Region& r : regions) {
+    if (!r.has_trailer) continue;
+    // From another file at the same offset, and from another block of this
+    // file (the next region that is at least as long).
+    std::vector<std::pair<const std::string*, uint64_t>> sources = {{&twin, r.begin}};
+    const testing::Region& other = regions[rng() % regions.size()];
+    if (other.begin != r.begin && other.begin + (r.end - r.begin) <= bytes.size()) {
+      sources.push_back({&bytes, other.begin});
+    }
+    for (const auto& [source, from] : sources) {
+      ++misdirected;
+      auto table = Table::Open(std::make_unique<MisdirectedRandomAccessFile>(
+          bytes, r.begin, *source, from));
+      if (!table.ok()) {
+        EXPECT_EQ(table.status().code(), absl::StatusCode::kDataLoss) << table.status();
+        ++refused_at_open;
+        continue;
+      }
+      if (r.name == "filter") {
+        EXPECT_EQ((*table)->filter_status().code(), absl::StatusCode::kDataLoss);
+        filters_refused += !(*table)->filter_status().ok();
+      }
+      size_t errors = 0;
+      for (const Entry& e : entries) {
+        absl::StatusOr<LookupResult> got = (*table)->Get(e.key);
+        if (!got.ok()) {
+          EXPECT_EQ(got.status().code(), absl::StatusCode::kDataLoss) << got.status();
+          EXPECT_EQ(got.status().message().find("data block at offset " +
+                                                std::to_string(r.begin)),
+                    0u)
+              << got.status();
+          ++errors;
+          continue;
+        }
+        ASSERT_TRUE(testing::SameAsModel(*got, testing::ModelGet(entries, e.key)))
+            << r.name << " at " << r.begin << " read from " << from
+            << (source == &twin ? " of the twin" : "") << ": key " << e.key;
+      }
+      if (r.name == "data") {
+        EXPECT_GT(errors, 0u) << "data block at " << r.begin;
+      }
+    }
+  }
+  EXPECT_GT(misdirected, 20u);
+  EXPECT_GE(refused_at_open, 3u);  // The index, meta-index and properties at least.
+  EXPECT_EQ(filters_refused, 2u);  // From the twin, and from elsewhere in the file.
 }
 
 TEST(FaultInjectionTest, TornFilesNeverOpen) {

@@ -26,6 +26,7 @@
 #include "lsmbloom/key_hash.h"
 #include "lsmbloom/table.h"
 #include "lsmbloom/table_builder.h"
+#include "tests/table_surgery.h"
 #include "tests/table_testutil.h"
 
 namespace lsmbloom {
@@ -260,9 +261,13 @@ std::vector<Entry> GoldenEntries() {
   return entries;
 }
 
+// The golden table's unique id, fixed so that the output is too.
+constexpr uint64_t kGoldenId = 0x00c0ffee00c0ffeeull;
+
 TableOptions SmallBlocks() {
   TableOptions options;
   options.block_size = 256;
+  options.unique_id = kGoldenId;
   return options;
 }
 
@@ -291,17 +296,18 @@ TEST_F(SstInspectTest, PropsGolden) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_EQ(Masked(r.out, path_), R"(FILE
-  size               2613 bytes (2.6 KiB)
-  format             lsmbloom table v1 (footer of 64 bytes at 2549: magic and checksum ok)
+  size               2654 bytes (2.6 KiB)
+  format             lsmbloom table v2 (footer of 64 bytes at 2590: magic and checksum ok)
+  unique id          00c0ffee00c0ffee (every block's checksum is bound to it)
   created            <time> by lsmbloom
   entries            64: 56 values, 8 deletions
   distinct keys      63
   key range          "apple" .. "key059"
   raw sizes          keys 381 bytes, values 430 bytes
   data blocks        5, 1322 bytes (1.3 KiB); block size 256, restart interval 16, compression none
-  index block        128 bytes at 2412
-  meta-index block   76 bytes at 2327
-  properties block   773 bytes at 1545
+  index block        128 bytes at 2453
+  meta-index block   76 bytes at 2368
+  properties block   814 bytes at 1545
   filter block       192 bytes at 1344
   filter             lsmbloom.BlockedBloom.v1, 192 bytes, whole keys, 63 keys added
     status           trusted
@@ -384,6 +390,9 @@ TEST_F(SstInspectTest, PropsJson) {
   EXPECT_EQ(filter["blocked"]["num_blocks"].number, 2);
   EXPECT_GT(filter["predicted_fpr"].number, 0);
   EXPECT_EQ(file["properties"]["lsmbloom.num_entries"].string, "64");
+  EXPECT_EQ(file["format_version"].number, 2);
+  EXPECT_EQ(file["unique_id"].string, "00c0ffee00c0ffee");
+  EXPECT_EQ(file["properties"]["lsmbloom.unique_id"].string, "00c0ffee00c0ffee");
 }
 
 TEST_F(SstInspectTest, ScanJsonKeepsEveryByteThroughTheEscapes) {
@@ -556,14 +565,10 @@ void Put64(std::string* s, size_t at, uint64_t v) { std::memcpy(&(*s)[at], &v, 8
 // KeyHash with the default HashSpec.
 uint64_t Xxh3(const char* data, size_t n) { return KeyHash(std::string_view(data, n)); }
 
-// Recomputes the block trailer's checksum: XXH3-64 of the block seeded
-// with its type byte (0: filters are never compressed), which is KeyHash
-// with that seed.
+// Recomputes the filter block's trailer for its place (docs/FORMAT.md).
 void FixTrailer(std::string* file, const FilterBlock& f) {
-  HashSpec seeded;
-  seeded.seed = static_cast<uint8_t>((*file)[f.offset + f.size]);
-  Put64(file, f.offset + f.size + 1,
-        KeyHash(std::string_view(file->data() + f.offset, f.size), seeded));
+  testing::FixTrailer(file, {"filter", f.offset, f.offset + f.size + testing::kTrailerSize, true},
+                      testing::Kind::kFilter);
 }
 
 // Recomputes the filter's own checksums (bits, then header) and the trailer.
@@ -598,7 +603,8 @@ TEST_F(SstInspectDamageTest, FlippedFilterBitFailsTheBlockChecksum) {
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("FAILED"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("filter untrusted"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("checksum mismatch in block at offset " + std::to_string(filter_.offset)),
+  EXPECT_NE(r.out.find("filter block at offset " + std::to_string(filter_.offset) +
+                        " (" + std::to_string(filter_.size) + " bytes): checksum mismatch"),
             std::string::npos)
       << r.out;
   EXPECT_EQ(CountLines(r.err), 1u) << r.err;
@@ -661,13 +667,81 @@ TEST_F(SstInspectDamageTest, DataBlockCorruptionNamesTheBlockOffset) {
   bad[10] ^= 0x01;  // In the first data block, at offset 0.
   const RunResult r = VerifyDamaged(bad);
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_NE(r.out.find("data block: checksum mismatch in block at offset 0"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("data block 0 at offset 0 ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("checksum mismatch"), std::string::npos) << r.out;
   const RunResult scan = RunTool("scan " + Shell(bad_path_));
   EXPECT_EQ(scan.exit_code, 1);
   EXPECT_EQ(CountLines(scan.err), 1u) << scan.err;
   EXPECT_NE(scan.err.find("sst_inspect: " + bad_path_ + ": data block"), std::string::npos)
       << scan.err;
+}
+
+TEST_F(SstInspectDamageTest, VerifyNamesEachBlockFromAnotherTable) {
+  // The same entries written again: same bytes at the same offsets, but
+  // another unique id, so its blocks' trailers belong to it alone.
+  TableOptions options = SmallBlocks();
+  options.unique_id = kGoldenId + 1;
+  const std::string other_path = TempPath("other.sst");
+  WriteTable(other_path, GoldenEntries(), options);
+  const std::string other = ReadFile(other_path);
+  std::vector<testing::Region> regions;
+  ASSERT_TRUE(testing::FindRegions(good_, &regions));
+  const std::vector<testing::Region> data = testing::RegionsNamed(regions, "data");
+  ASSERT_EQ(data.size(), 5u);
+  std::string bad = good_;
+  for (size_t i : {1, 3}) testing::CopyRegion(&bad, data[i], other, data[i].begin);
+  const RunResult r = VerifyDamaged(bad);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("2 of 5 data blocks damaged"), std::string::npos) << r.out;
+  for (size_t i : {1, 3}) {
+    EXPECT_NE(r.out.find("data block " + std::to_string(i) + " at offset " +
+                         std::to_string(data[i].begin) + " (" +
+                         std::to_string(data[i].block_size()) + " bytes): checksum mismatch"),
+              std::string::npos)
+        << r.out;
+  }
+}
+
+TEST(SstInspectPlacementTest, VerifyNamesSwappedBlocksAndWhereEachBelongs) {
+  std::vector<Entry> entries;
+  for (int i = 0; i < 400; ++i) {
+    entries.push_back({testing::TableKey(i), 1, EntryType::kValue, "value-of-fixed-size"});
+  }
+  TableOptions options;
+  options.block_size = 512;
+  const std::string path = TempPath("swapped.sst");
+  WriteTable(path, entries, options);
+  std::string bytes = ReadFile(path);
+  std::vector<testing::Region> regions;
+  ASSERT_TRUE(testing::FindRegions(bytes, &regions));
+  const std::vector<testing::Region> data = testing::RegionsNamed(regions, "data");
+  const auto pairs = testing::SameSizePairs(data);
+  ASSERT_FALSE(pairs.empty());
+  const auto [i, j] = pairs.back();
+  testing::SwapRegions(&bytes, data[i], data[j]);
+  WriteFile(path, bytes);
+  const RunResult r = RunTool("verify " + Shell(path));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("2 of " + std::to_string(data.size()) + " data blocks damaged"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("data block " + std::to_string(i) + " at offset " +
+                       std::to_string(data[i].begin) +
+                       " (" + std::to_string(data[i].block_size()) +
+                       " bytes): misplaced: intact, but written for offset " +
+                       std::to_string(data[j].begin)),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("data block " + std::to_string(j) + " at offset " +
+                       std::to_string(data[j].begin) +
+                       " (" + std::to_string(data[j].block_size()) +
+                       " bytes): misplaced: intact, but written for offset " +
+                       std::to_string(data[i].begin)),
+            std::string::npos)
+      << r.out;
+  const Json file = FirstFile(RunTool("verify --json " + Shell(path)).out);
+  EXPECT_FALSE(file["ok"].boolean);
+  EXPECT_EQ(file["damaged_data_blocks"].number, 2);
 }
 
 // The filter policy of the built-in blocked Bloom filter, by name and

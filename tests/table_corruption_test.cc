@@ -12,12 +12,16 @@
 
 #include "gtest/gtest.h"
 #include "lsmbloom/table.h"
+#include "tests/table_surgery.h"
 #include "tests/table_testutil.h"
 
 namespace lsmbloom {
 namespace {
 
 using testing::Entry;
+using testing::FindRegions;
+using testing::kTrailerSize;
+using testing::Region;
 
 std::vector<Entry> SmallEntries() {
   std::vector<Entry> entries;
@@ -27,121 +31,6 @@ std::vector<Entry> SmallEntries() {
                        i % 9 == 0 ? "" : "v" + std::to_string(i)});
   }
   return entries;
-}
-
-// A table's parts, found by parsing the file by hand as docs/FORMAT.md
-// describes it: an oracle independent of the reader under test.
-constexpr size_t kTrailerSize = 9;  // Compression byte, XXH3-64.
-constexpr size_t kFooterSize = 64;
-
-struct Region {
-  std::string name;  // data, padding, filter, properties, metaindex, index, footer.
-  size_t begin;
-  size_t end;  // Past the block's trailer, if it has one.
-  bool has_trailer;
-};
-
-bool GetVarint(std::string_view* in, uint64_t* v) {
-  *v = 0;
-  for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
-    const uint8_t byte = static_cast<uint8_t>(in->front());
-    in->remove_prefix(1);
-    *v |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) return true;
-  }
-  return false;
-}
-
-uint32_t GetFixed32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(static_cast<uint8_t>(p[i])) << (8 * i);
-  return v;
-}
-
-// A block handle as a region: the block, then its trailer. False if it does
-// not fit before the footer.
-bool GetBlockRegion(std::string_view* in, const std::string& name, size_t file_size,
-                    Region* region) {
-  uint64_t offset, size;
-  if (!GetVarint(in, &offset) || !GetVarint(in, &size)) return false;
-  const size_t limit = file_size - kFooterSize;
-  if (offset > limit || size > limit - offset || limit - offset - size < kTrailerSize) {
-    return false;
-  }
-  *region = {name, offset, offset + size + kTrailerSize, true};
-  return true;
-}
-
-// The (key, value) entries of an uncompressed block: prefix-compressed
-// entries, then the restart array and its fixed32 length.
-bool ParseBlock(std::string_view block,
-                std::vector<std::pair<std::string, std::string>>* entries) {
-  if (block.size() < 4) return false;
-  const uint32_t restarts = GetFixed32(block.data() + block.size() - 4);
-  if (restarts > (block.size() - 4) / 4) return false;
-  std::string_view in = block.substr(0, block.size() - 4 - 4 * size_t{restarts});
-  std::string key;
-  while (!in.empty()) {
-    uint64_t shared, non_shared, value_size;
-    if (!GetVarint(&in, &shared) || !GetVarint(&in, &non_shared) ||
-        !GetVarint(&in, &value_size) || shared > key.size() ||
-        non_shared > in.size() || value_size > in.size() - non_shared) {
-      return false;
-    }
-    key.resize(shared);
-    key.append(in.data(), non_shared);
-    entries->emplace_back(key, std::string(in.substr(non_shared, value_size)));
-    in.remove_prefix(non_shared + value_size);
-  }
-  return true;
-}
-
-std::string_view BlockOf(const std::string& file, const Region& r) {
-  return std::string_view(file).substr(r.begin, r.end - r.begin - kTrailerSize);
-}
-
-// Every region of `file` in file order: the footer names the index and
-// meta-index, the index names the data blocks, the meta-index the filter
-// and properties. The zero padding that aligns the filter is a region too.
-bool FindRegions(const std::string& file, std::vector<Region>* regions) {
-  if (file.size() < kFooterSize) return false;
-  const Region footer = {"footer", file.size() - kFooterSize, file.size(), false};
-  std::string_view handles = std::string_view(file).substr(footer.begin, 40);
-  Region metaindex, index;
-  if (!GetBlockRegion(&handles, "metaindex", file.size(), &metaindex) ||
-      !GetBlockRegion(&handles, "index", file.size(), &index)) {
-    return false;
-  }
-
-  std::vector<std::pair<std::string, std::string>> entries;
-  if (!ParseBlock(BlockOf(file, index), &entries)) return false;
-  for (const auto& [last_key, handle] : entries) {
-    std::string_view in = handle;
-    Region data;
-    if (!GetBlockRegion(&in, "data", file.size(), &data)) return false;
-    regions->push_back(data);
-  }
-
-  const size_t data_end = regions->empty() ? 0 : regions->back().end;
-  entries.clear();
-  if (!ParseBlock(BlockOf(file, metaindex), &entries)) return false;
-  for (const auto& [name, handle] : entries) {
-    std::string_view in = handle;
-    Region r;
-    if (name == "lsmbloom.properties") {
-      if (!GetBlockRegion(&in, "properties", file.size(), &r)) return false;
-    } else if (name.rfind("filter.", 0) == 0) {
-      if (!GetBlockRegion(&in, "filter", file.size(), &r)) return false;
-      if (r.begin > data_end) regions->push_back({"padding", data_end, r.begin, false});
-    } else {
-      return false;  // Nothing else is written; a test table should not have it.
-    }
-    regions->push_back(r);
-  }
-  regions->push_back(metaindex);
-  regions->push_back(index);
-  regions->push_back(footer);
-  return true;
 }
 
 // Where to flip bits in `r`: both ends and the middle, the trailer's type
@@ -154,8 +43,8 @@ std::vector<size_t> FlipOffsets(const Region& r, std::mt19937_64* rng) {
     at.insert(r.end - kTrailerSize + 1);  // Checksum.
   }
   if (r.name == "footer") {
-    // Version, the zero word, checksum, magic.
-    for (size_t field : {40, 44, 48, 56}) at.insert(r.begin + field);
+    // Unique id, version, the zero word, checksum, magic.
+    for (size_t field : {32, 40, 44, 48, 56}) at.insert(r.begin + field);
   }
   for (int i = 0; i < 3; ++i) at.insert(r.begin + (*rng)() % (r.end - r.begin));
   return std::vector<size_t>(at.begin(), at.end());

@@ -146,9 +146,13 @@ void PrintPropsText(const std::string& path, const InspectedTable& t) {
   std::printf("%s\n", path.c_str());
   Row("size", Bytes(table.file_size()));
   const TableLayout& layout = table.layout();
-  Row("format", absl::StrCat("lsmbloom table v", Property(table, "lsmbloom.format_version"),
+  Row("format", absl::StrCat("lsmbloom table v", table.format_version(),
                              " (footer of 64 bytes at ", layout.footer_offset,
                              ": magic and checksum ok)"));
+  Row("unique id", table.format_version() >= 2
+                       ? absl::StrFormat("%016x (every block's checksum is bound to it)",
+                                         table.unique_id())
+                       : "none (format v1: blocks are not bound to their place)");
   Row("created", absl::StrCat(CreationTime(table), " by ",
                               Property(table, "lsmbloom.creator")));
   Row("entries", absl::StrCat(table.num_entries(), ": ", table.num_entries() - deletions,
@@ -220,7 +224,14 @@ void WritePropsJson(JsonWriter& w, const std::string& path, const InspectedTable
   w.BeginObject();
   w.Key("file").String(EscapeBytes(path));
   w.Key("size").Uint(table.file_size());
-  uint_prop("format_version", "lsmbloom.format_version");
+  w.Key("format_version").Uint(table.format_version());
+  // A string: 64-bit ids do not survive JSON readers that use doubles.
+  w.Key("unique_id");
+  if (table.format_version() >= 2) {
+    w.String(absl::StrFormat("%016x", table.unique_id()));
+  } else {
+    w.Null();
+  }
   w.Key("creator").String(EscapeBytes(Property(table, "lsmbloom.creator")));
   uint_prop("creation_time", "lsmbloom.creation_time");
   w.Key("entries").Uint(table.num_entries());

@@ -485,8 +485,14 @@ void Verifier::CheckDataBlocks(Progress* progress) {
     progress->Update(report_->data_blocks_checked);
     if (s.ok()) continue;
     report_->damaged_data_blocks++;
-    AddProblem("checksum", absl::StrCat("data block ", i, " at offset ", b.offset, " (",
-                                        b.size, " bytes): ", s.message()));
+    // The message names the block's kind, offset and size, and says
+    // "misplaced" for an intact block written for another offset.
+    const std::string message(s.message());
+    constexpr char kPrefix[] = "data block ";
+    AddProblem("checksum",
+               absl::StartsWith(message, kPrefix)
+                   ? absl::StrCat(kPrefix, i, " ", message.substr(sizeof(kPrefix) - 1))
+                   : absl::StrCat(kPrefix, i, ": ", message));
   }
 }
 

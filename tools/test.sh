@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the tests: the library's (bazel test //...) and the example store's
 # (a separate workspace in examples/kvstore). Installs what is missing first.
-# With --with-sanitizers (what CI runs) also: the suite under ASan+UBSan,
+# With --with-sanitizers (what CI runs) also: both suites under ASan+UBSan,
 # the concurrency tests under TSan, each fuzzer for 60 seconds, and a quick
 # smoke run of the benchmark harness.
 # Ends with one line "N passed, N failed" counted from the test cases in
@@ -109,6 +109,9 @@ if ((sanitizers)); then
   # Separate output bases: clang builds do not evict the default one.
   cache=${XDG_CACHE_HOME:-$HOME/.cache}
   run_suite . "$cache/bazel-lsmbloom-asan" -- --config=asan //tests/...
+  if [[ -f examples/kvstore/WORKSPACE ]]; then
+    run_suite examples/kvstore "$cache/bazel-kvstore-asan" -- --config=asan //...
+  fi
   run_suite . "$cache/bazel-lsmbloom-tsan" -- --config=tsan \
     //tests:lookup_test //tests:stress_test //tests:simd_targets_test
   fuzz_base="$cache/bazel-lsmbloom-fuzz"

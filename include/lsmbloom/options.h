@@ -48,6 +48,11 @@ struct TableOptions {
   // Entries between full keys (restart points) inside a data block.
   int restart_interval = 16;
   Compression compression = Compression::kNone;
+  // The table's unique id (Table::unique_id()), which every block checksum
+  // is bound to. 0, the default, draws a fresh random id for each table.
+  // Set it only to write reproducible bytes in tests: two tables sharing an
+  // id can have same-offset blocks swapped between them undetected.
+  uint64_t unique_id = 0;
 };
 
 struct TableReadOptions {

@@ -2,7 +2,11 @@
 //
 // Open() reads the footer, index, meta-index, properties and filter, and
 // verifies their checksums. Data or index corruption is an error (DataLoss),
-// never a wrong answer. The filter is advisory: when it is missing, of an
+// never a wrong answer. So is a block in the wrong place: every checksum
+// (format version 2) is bound to the table's unique id, the block's offset
+// and its kind, so a block moved or swapped within the file, or copied from
+// another table, fails its check with DataLoss naming the block's kind and
+// offset. The filter is advisory: when it is missing, of an
 // unknown policy, or fails its checks, the table still opens and answers
 // every lookup correctly, only without filtering, and filter_status() says
 // why.
@@ -140,7 +144,9 @@ class Table {
   absl::StatusOr<std::vector<BlockLocation>> DataBlocks() const;
   // Reads one data block and checks it: checksum, decompression, and the
   // block's own structure. OK, or the error a lookup there would get (naming
-  // the block's offset). Not counted in counters().
+  // the block's offset); for an intact block that was written for another
+  // offset of this table, DataLoss saying "misplaced" and which offset. Not
+  // counted in counters().
   absl::Status CheckDataBlock(const BlockLocation& block) const;
 
   // Everything the properties block recorded, as strings.
@@ -149,6 +155,15 @@ class Table {
   std::string_view largest_user_key() const;
   uint64_t num_entries() const;
   uint64_t file_size() const;
+  // The 64-bit id the builder drew at random for this table (also the
+  // property lsmbloom.unique_id, 16 hex digits). Usable as the table's
+  // unique id: two tables collide with probability 2^-64, so a store of a
+  // million tables has about a 3 in 10^8 chance of any collision. 0 for
+  // format version 1 tables, which have none.
+  uint64_t unique_id() const;
+  // The table's format version (docs/FORMAT.md): 2, or 1 for older tables
+  // whose checksums do not bind blocks to their place.
+  uint32_t format_version() const;
   // Bytes held in memory for the filter, and for the index.
   uint64_t filter_memory() const;
   uint64_t index_memory() const;

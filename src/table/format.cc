@@ -1,7 +1,12 @@
 #include "src/table/format.h"
 
 #include <snappy.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 #include <zstd.h>
+
+#include <atomic>
 
 #include "absl/strings/str_cat.h"
 #include "src/filter/checksum.h"
@@ -14,17 +19,62 @@ namespace lsmbloom {
 namespace internal {
 namespace {
 
-// One pass over the block: the compression byte is the seed, so a flipped
-// type byte fails the checksum as surely as a flipped data byte.
-uint64_t BlockChecksum(std::string_view block, char type) {
-  return Checksum64(block.data(), block.size(), static_cast<uint8_t>(type));
-}
-
-absl::Status Corrupt(std::string_view what, const std::string& why) {
-  return absl::DataLossError(absl::StrCat(std::string(what), ": ", why));
+absl::Status Corrupt(BlockKind kind, const std::string& why) {
+  return absl::DataLossError(absl::StrCat(BlockKindName(kind), " ", why));
 }
 
 }  // namespace
+
+const char* BlockKindName(BlockKind kind) {
+  switch (kind) {
+    case BlockKind::kData: return "data block";
+    case BlockKind::kFilter: return "filter block";
+    case BlockKind::kProperties: return "properties block";
+    case BlockKind::kMetaIndex: return "meta-index block";
+    case BlockKind::kIndex: return "index block";
+  }
+  return "block";
+}
+
+uint64_t PlacementTag(uint64_t unique_id, uint64_t offset, BlockKind kind,
+                      char compression) {
+  char where[16] = {};
+  for (int i = 0; i < 8; ++i) where[i] = static_cast<char>(offset >> (8 * i));
+  where[8] = static_cast<char>(kind);
+  where[9] = compression;
+  return XXH3_64bits_withSeed(where, sizeof(where), unique_id);
+}
+
+uint64_t BlockChecksum(std::string_view block, char compression, BlockKind kind,
+                       uint64_t offset, const TableContext& context) {
+  if (context.format_version == 1) {
+    // The compression byte as the seed: a flipped type byte fails too.
+    return Checksum64(block.data(), block.size(), static_cast<uint8_t>(compression));
+  }
+  // The block's own hash on the fast unseeded path, then a tag for where it
+  // belongs: the same bytes anywhere else, or in another table, fail.
+  return Checksum64(block.data(), block.size()) ^
+         PlacementTag(context.unique_id, offset, kind, compression);
+}
+
+uint64_t NewUniqueId() {
+  static std::atomic<uint64_t> counter{0};
+  uint64_t entropy[5] = {};
+  // getrandom() rarely fails (very old kernels, seccomp); the clock, the
+  // process and the counter still keep ids apart then.
+  if (getrandom(entropy, 2 * sizeof(uint64_t), 0) != 2 * sizeof(uint64_t)) {
+    entropy[0] = entropy[1] = 0;
+  }
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  entropy[2] = static_cast<uint64_t>(now.tv_sec) * 1000000000u +
+               static_cast<uint64_t>(now.tv_nsec);
+  entropy[3] = static_cast<uint64_t>(getpid());
+  entropy[4] = counter.fetch_add(1, std::memory_order_relaxed);
+  uint64_t id = XXH3_64bits(entropy, sizeof(entropy));
+  while (id == 0) id = XXH3_64bits_withSeed(entropy, sizeof(entropy), ++entropy[4]);
+  return id;
+}
 
 void BlockHandle::EncodeTo(std::string* dst) const {
   PutVarint64(dst, offset);
@@ -35,37 +85,63 @@ bool BlockHandle::DecodeFrom(std::string_view* input) {
   return GetVarint64(input, &offset) && GetVarint64(input, &size);
 }
 
-// Footer: [0, 40) metaindex and index handles, zero padded; [40, 44) format
-// version; [44, 48) zero; [48, 56) XXH3-64 of [0, 48); [56, 64) magic.
-std::string Footer::Encode() const {
+namespace {
+
+// Where the handles end: v1 gave them 40 bytes, v2 32 (the id takes the rest).
+size_t HandleBytes(uint32_t version) { return version == 1 ? 40 : 32; }
+
+// The footer checksum's seed. v2 binds the footer to its offset, so a
+// footer that is not at the end of the table it was written for (two
+// tables concatenated, a file cut and padded) fails.
+uint64_t FooterSeed(uint32_t version, uint64_t footer_offset) {
+  return version == 1 ? 0 : footer_offset;
+}
+
+}  // namespace
+
+std::string Footer::Encode(uint64_t footer_offset) const {
   std::string out;
   metaindex.EncodeTo(&out);
   index.EncodeTo(&out);
-  out.resize(40, '\0');
+  out.resize(HandleBytes(kTableFormatVersion), '\0');
+  PutFixed64(&out, context.unique_id);
   PutFixed32(&out, kTableFormatVersion);
   PutFixed32(&out, 0);
-  PutFixed64(&out, XXH3_64bits(out.data(), 48));
+  PutFixed64(&out, XXH3_64bits_withSeed(out.data(), 48,
+                                        FooterSeed(kTableFormatVersion, footer_offset)));
   PutFixed64(&out, kTableMagic);
   return out;
 }
 
-absl::StatusOr<Footer> Footer::Decode(std::string_view footer) {
+absl::StatusOr<Footer> Footer::Decode(std::string_view footer, uint64_t footer_offset) {
   if (footer.size() != kFooterSize) {
     return absl::DataLossError("table footer: file too short");
   }
   if (DecodeFixed64(footer.data() + 56) != kTableMagic) {
     return absl::DataLossError("table footer: bad magic (not an lsmbloom table)");
   }
-  if (DecodeFixed64(footer.data() + 48) != XXH3_64bits(footer.data(), 48)) {
-    return absl::DataLossError("table footer: checksum mismatch");
-  }
+  // The version is under the checksum, whose seed depends on it: every
+  // version after 1 seeds with the offset, so a future version still reads
+  // as "unsupported", a flipped one as damage.
   const uint32_t version = DecodeFixed32(footer.data() + 40);
-  if (version != kTableFormatVersion) {
+  if (DecodeFixed64(footer.data() + 48) !=
+      XXH3_64bits_withSeed(footer.data(), 48, FooterSeed(version, footer_offset))) {
+    return absl::DataLossError(absl::StrCat(
+        "table footer at offset ", footer_offset,
+        ": checksum mismatch (damaged, or not at the end of the table it was written for)"));
+  }
+  if (version < kOldestReadableFormatVersion || version > kTableFormatVersion) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "table footer: unsupported table format version ", version));
+        "table footer: unsupported table format version ", version, " (this reader reads ",
+        kOldestReadableFormatVersion, " to ", kTableFormatVersion, ")"));
   }
   Footer f;
-  std::string_view handles = footer.substr(0, 40);
+  f.context.format_version = version;
+  if (version >= 2) {
+    f.context.unique_id = DecodeFixed64(footer.data() + 32);
+    if (f.context.unique_id == 0) return absl::DataLossError("table footer: unique id 0");
+  }
+  std::string_view handles = footer.substr(0, HandleBytes(version));
   if (!f.metaindex.DecodeFrom(&handles) || !f.index.DecodeFrom(&handles)) {
     return absl::DataLossError("table footer: bad block handles");
   }
@@ -73,8 +149,10 @@ absl::StatusOr<Footer> Footer::Decode(std::string_view footer) {
 }
 
 absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset,
-                                       std::string_view raw,
-                                       Compression compression) {
+                                       std::string_view raw, BlockKind kind,
+                                       Compression compression,
+                                       const TableContext& context) {
+  if (kind != BlockKind::kData) compression = Compression::kNone;
   std::string compressed;
   std::string_view body = raw;
   Compression used = Compression::kNone;
@@ -98,9 +176,12 @@ absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset,
       used = Compression::kNone;  // Not worth decompressing on every read.
     }
   }
+  if (offset + body.size() + kBlockTrailerSize >= kMaxTableSize) {
+    return absl::InvalidArgumentError("table: a table is limited to 2^56 bytes");
+  }
   const char type = static_cast<char>(used);
   std::string trailer(1, type);
-  PutFixed64(&trailer, BlockChecksum(body, type));
+  PutFixed64(&trailer, BlockChecksum(body, type, kind, offset, context));
   absl::Status s = file->Append(body);
   if (s.ok()) s = file->Append(trailer);
   if (!s.ok()) return s;
@@ -110,43 +191,79 @@ absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset,
   return handle;
 }
 
-absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
-                                        const BlockHandle& handle,
-                                        bool verify_checksum,
-                                        bool allow_compression,
-                                        std::string_view what) {
+namespace {
+
+// The block and its trailer, n bytes at handle.offset: a view into the
+// mapped file, or read into *scratch.
+absl::Status ReadRaw(const RandomAccessFile& file, const BlockHandle& handle,
+                     BlockKind kind, std::string* scratch, std::string_view* bytes) {
   if (handle.offset > file.Size() ||
       handle.size > file.Size() - handle.offset ||
       file.Size() - handle.offset - handle.size < kBlockTrailerSize) {
-    return Corrupt(what, absl::StrCat("block at ", handle.offset, " size ",
-                                      handle.size, " extends past the end of the file"));
+    return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": size ", handle.size,
+                                      " extends past the end of the file"));
   }
   const size_t n = static_cast<size_t>(handle.size) + kBlockTrailerSize;
+  const std::string_view mapped = file.MappedContents();
+  if (mapped.size() == file.Size()) {
+    *bytes = mapped.substr(handle.offset, n);  // In memory: no copy, no Read.
+  } else {
+    scratch->resize(n);
+    absl::Status s = file.Read(handle.offset, n, &(*scratch)[0], bytes);
+    if (!s.ok()) return s;
+  }
+  if (bytes->size() != n) {
+    return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": short read, ",
+                                      bytes->size(), " of ", n, " bytes"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::optional<uint64_t> WrittenForOffset(const RandomAccessFile& file,
+                                         const BlockHandle& handle, BlockKind kind,
+                                         const TableContext& context,
+                                         const std::vector<uint64_t>& candidates) {
+  if (context.format_version < 2) return std::nullopt;
+  std::string scratch;
+  std::string_view bytes;
+  if (!ReadRaw(file, handle, kind, &scratch, &bytes).ok()) return std::nullopt;
+  const std::string_view body = bytes.substr(0, handle.size);
+  const char type = bytes[handle.size];
+  // stored = hash ^ tag(where it was written): recover that tag, then ask
+  // which place it names.
+  const uint64_t tag = DecodeFixed64(bytes.data() + handle.size + 1) ^
+                       Checksum64(body.data(), body.size());
+  for (uint64_t offset : candidates) {
+    if (offset != handle.offset && PlacementTag(context.unique_id, offset, kind, type) == tag) {
+      return offset;
+    }
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
+                                        const BlockHandle& handle, BlockKind kind,
+                                        const TableContext& context,
+                                        bool verify_checksum) {
   BlockContents contents;
   std::string scratch;
   std::string_view bytes;
-  const std::string_view mapped = file.MappedContents();
-  if (mapped.size() == file.Size()) {
-    bytes = mapped.substr(handle.offset, n);  // In memory: no copy, no Read.
-  } else {
-    scratch.resize(n);
-    absl::Status s = file.Read(handle.offset, n, &scratch[0], &bytes);
-    if (!s.ok()) return s;
-  }
-  if (bytes.size() != n) {
-    return Corrupt(what, absl::StrCat("short read at ", handle.offset, ": ",
-                                      bytes.size(), " of ", n, " bytes"));
-  }
+  absl::Status s = ReadRaw(file, handle, kind, &scratch, &bytes);
+  if (!s.ok()) return s;
   const std::string_view body = bytes.substr(0, handle.size);
   const char type = bytes[handle.size];
-  if (verify_checksum &&
-      DecodeFixed64(bytes.data() + handle.size + 1) != BlockChecksum(body, type)) {
-    return Corrupt(what, absl::StrCat("checksum mismatch in block at offset ",
-                                      handle.offset));
+  if (verify_checksum && DecodeFixed64(bytes.data() + handle.size + 1) !=
+                             BlockChecksum(body, type, kind, handle.offset, context)) {
+    return Corrupt(kind, absl::StrCat(
+        "at offset ", handle.offset, " (", handle.size, " bytes): checksum mismatch",
+        context.format_version >= 2 ? " (damaged, or a block from another place or table)"
+                                    : ""));
   }
-  if (type != static_cast<char>(Compression::kNone) && !allow_compression) {
-    return Corrupt(what, absl::StrCat("compressed, but only data blocks may be (at ",
-                                      handle.offset, ")"));
+  if (type != static_cast<char>(Compression::kNone) && kind != BlockKind::kData) {
+    return Corrupt(kind, absl::StrCat("at offset ", handle.offset,
+                                      ": compressed, but only data blocks may be"));
   }
   // Decompressed sizes come from the (untrusted) block: cap them.
   constexpr uint64_t kMaxBlockBytes = uint64_t{1} << 30;
@@ -165,7 +282,7 @@ absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
       if (!snappy::GetUncompressedLength(body.data(), body.size(), &size) ||
           size > kMaxBlockBytes ||
           !snappy::Uncompress(body.data(), body.size(), &contents.owned)) {
-        return Corrupt(what, absl::StrCat("bad snappy data at ", handle.offset));
+        return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": bad snappy data"));
       }
       contents.is_owned = true;
       return contents;
@@ -174,20 +291,19 @@ absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
       const unsigned long long size = ZSTD_getFrameContentSize(body.data(), body.size());
       if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
           size > kMaxBlockBytes) {
-        return Corrupt(what, absl::StrCat("bad zstd frame at ", handle.offset));
+        return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": bad zstd frame"));
       }
       contents.owned.resize(size);
       const size_t got = ZSTD_decompress(&contents.owned[0], size, body.data(), body.size());
       if (ZSTD_isError(got) || got != size) {
-        return Corrupt(what, absl::StrCat("bad zstd data at ", handle.offset));
+        return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": bad zstd data"));
       }
       contents.is_owned = true;
       return contents;
     }
   }
-  return Corrupt(what, absl::StrCat("unknown compression type ",
-                                    static_cast<int>(static_cast<uint8_t>(type)),
-                                    " at ", handle.offset));
+  return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": unknown compression type ",
+                                    static_cast<int>(static_cast<uint8_t>(type))));
 }
 
 void AppendInternalKey(std::string* dst, std::string_view user_key, uint64_t seq,

@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -19,14 +21,54 @@ namespace lsmbloom {
 namespace internal {
 
 inline constexpr uint64_t kTableMagic = 0x31424c424d534c88ull;
-inline constexpr uint32_t kTableFormatVersion = 1;
+// Written. Version 1 (checksums that do not bind a block to its place) is
+// still read; docs/FORMAT.md says why.
+inline constexpr uint32_t kTableFormatVersion = 2;
+inline constexpr uint32_t kOldestReadableFormatVersion = 1;
 inline constexpr size_t kFooterSize = 64;
-// After every block: 1 byte compression type, 8 bytes XXH3-64 of the block
-// bytes seeded with the type byte.
+// After every block: 1 byte compression type, 8 bytes checksum
+// (BlockChecksum below).
 inline constexpr size_t kBlockTrailerSize = 9;
+// Offsets and sizes stay below 2^56 so that the footer's two handles fit in
+// 32 bytes (4 varints of at most 8 bytes).
+inline constexpr uint64_t kMaxTableSize = uint64_t{1} << 56;
 // Meta-index keys.
 inline constexpr char kPropertiesBlockName[] = "lsmbloom.properties";
 inline constexpr char kFilterBlockPrefix[] = "filter.";
+
+// What a block is, as the reader expects it at an offset. Part of the
+// version 2 checksum, so a handle that points at the wrong kind of block
+// fails as surely as a moved block. The values are on disk.
+enum class BlockKind : uint8_t {
+  kData = 1,
+  kFilter = 2,
+  kProperties = 3,
+  kMetaIndex = 4,
+  kIndex = 5,
+};
+// "data block", "filter block", ...: how errors name a block.
+const char* BlockKindName(BlockKind kind);
+
+// What a table's block checksums are bound to: its format version and, from
+// version 2 on, its unique id (the footer's random 64-bit id).
+struct TableContext {
+  uint32_t format_version = kTableFormatVersion;
+  uint64_t unique_id = 0;
+};
+
+// The 8 checksum bytes of a block's trailer. Version 2: XXH3-64 of the block
+// (seed 0) XOR PlacementTag(); version 1: XXH3-64 seeded with the
+// compression byte. docs/FORMAT.md gives both byte by byte.
+uint64_t BlockChecksum(std::string_view block, char compression, BlockKind kind,
+                       uint64_t offset, const TableContext& context);
+// XXH3-64, seeded with the unique id, of 16 bytes: fixed64 offset, the kind
+// byte, the compression byte, 6 zero bytes.
+uint64_t PlacementTag(uint64_t unique_id, uint64_t offset, BlockKind kind,
+                      char compression);
+
+// A fresh unique id: never 0, from the kernel's random source mixed with the
+// clock, the process and a counter.
+uint64_t NewUniqueId();
 
 struct BlockHandle {
   uint64_t offset = 0;
@@ -36,13 +78,20 @@ struct BlockHandle {
   bool DecodeFrom(std::string_view* input);
 };
 
+// The last 64 bytes of a table. Version 2: [0, 32) meta-index and index
+// handles, zero padded; [32, 40) unique id; [40, 44) format version; [44, 48)
+// zero; [48, 56) XXH3-64 of [0, 48) seeded with the footer's own offset;
+// [56, 64) magic. Version 1 had the handles in [0, 40), no id, seed 0.
 struct Footer {
   BlockHandle metaindex;
   BlockHandle index;
+  TableContext context;
 
-  std::string Encode() const;
-  // DataLoss saying what is wrong.
-  static absl::StatusOr<Footer> Decode(std::string_view footer);
+  // Version 2, to sit at `footer_offset` (the file size before it).
+  std::string Encode(uint64_t footer_offset) const;
+  // DataLoss saying what is wrong; InvalidArgument for a version this
+  // reader does not know.
+  static absl::StatusOr<Footer> Decode(std::string_view footer, uint64_t footer_offset);
 };
 
 // A block's bytes after checksum and decompression: either owned, or a view
@@ -56,19 +105,29 @@ struct BlockContents {
 };
 
 // Compresses (data blocks only, when it saves at least 1/8), appends
-// block + trailer at `offset` of `file`, and returns the handle.
+// block + trailer at `offset` of `file`, with the checksum binding it to
+// `kind`, `offset` and the table, and returns the handle.
 absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset,
-                                       std::string_view raw,
-                                       Compression compression);
+                                       std::string_view raw, BlockKind kind,
+                                       Compression compression,
+                                       const TableContext& context);
 
-// Reads the block at `handle`, verifying its checksum (when asked) and
-// decompressing it if `allow_compression` (data blocks only; any other block
-// that claims compression is corrupt). `what` names the block in errors.
+// Reads the `kind` block at `handle`, verifying its checksum (when asked)
+// and decompressing it (data blocks only; any other block that claims
+// compression is corrupt). A block from another offset or another table
+// fails the checksum: DataLoss naming the kind and offset.
 absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
-                                        const BlockHandle& handle,
-                                        bool verify_checksum,
-                                        bool allow_compression,
-                                        std::string_view what);
+                                        const BlockHandle& handle, BlockKind kind,
+                                        const TableContext& context,
+                                        bool verify_checksum);
+
+// For a block that failed its checksum: the offset among `candidates` at
+// which its trailer would have been right in this table (it was moved from
+// there), if any. Reads the block again; for diagnosis, not lookups.
+std::optional<uint64_t> WrittenForOffset(const RandomAccessFile& file,
+                                         const BlockHandle& handle, BlockKind kind,
+                                         const TableContext& context,
+                                         const std::vector<uint64_t>& candidates);
 
 // Internal keys order entries: user key ascending, then the 8-byte tag
 // (sequence << 8 | type) descending, so the newest version comes first.

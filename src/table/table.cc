@@ -48,6 +48,7 @@ std::string SeekKey(std::string_view user_key) {
 struct Table::Rep {
   std::unique_ptr<RandomAccessFile> file;
   TableReadOptions options;
+  internal::TableContext context;  // From the footer: what checksums bind to.
   std::unique_ptr<Block> index;
   TableLayout layout;
   std::map<std::string, std::string> properties;
@@ -73,8 +74,8 @@ struct Table::Rep {
   absl::StatusOr<std::unique_ptr<Block>> ReadDataBlockUncounted(
       const BlockHandle& h, bool verify = false) const {
     absl::StatusOr<internal::BlockContents> contents =
-        internal::ReadBlock(*file, h, verify || options.verify_checksums,
-                            /*allow_compression=*/true, "data block");
+        internal::ReadBlock(*file, h, internal::BlockKind::kData, context,
+                            verify || options.verify_checksums);
     if (!contents.ok()) return contents.status();
     absl::StatusOr<Block> block = Block::Parse(std::move(*contents), "data block");
     if (!block.ok()) return block.status();
@@ -82,6 +83,28 @@ struct Table::Rep {
   }
 
   void LoadFilter(const std::string& policy_name, const BlockHandle& handle);
+
+  // `error` from reading the data block at `h`, or a clearer one when the
+  // block is intact but was written for another data block's offset.
+  absl::Status ExplainMisplaced(const BlockHandle& h, const absl::Status& error) const {
+    if (error.code() != absl::StatusCode::kDataLoss ||
+        error.message().find("checksum mismatch") == std::string_view::npos) {
+      return error;
+    }
+    std::vector<uint64_t> offsets;
+    Block::Iterator it(index.get(), internal::CompareInternalKeys);
+    for (it.SeekToFirst(); it.Valid(); it.Next()) {
+      std::string_view v = it.value();
+      BlockHandle other;
+      if (other.DecodeFrom(&v)) offsets.push_back(other.offset);
+    }
+    const std::optional<uint64_t> from = internal::WrittenForOffset(
+        *file, h, internal::BlockKind::kData, context, offsets);
+    if (!from.has_value()) return error;
+    return absl::DataLossError(absl::StrCat(
+        "data block at offset ", h.offset, " (", h.size,
+        " bytes): misplaced: intact, but written for offset ", *from, " of this table"));
+  }
 };
 
 void Table::Rep::LoadFilter(const std::string& policy_name,
@@ -100,8 +123,8 @@ void Table::Rep::LoadFilter(const std::string& policy_name,
   // The filter's checksum is verified whatever verify_checksums says: a
   // filter that lies would lose keys.
   absl::StatusOr<internal::BlockContents> contents =
-      internal::ReadBlock(*file, handle, /*verify_checksum=*/true,
-                          /*allow_compression=*/false, "filter block");
+      internal::ReadBlock(*file, handle, internal::BlockKind::kFilter, context,
+                          /*verify_checksum=*/true);
   if (!contents.ok()) {
     filter_status = contents.status();
     return;
@@ -142,24 +165,25 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
   absl::Status s = file->Read(size - internal::kFooterSize, internal::kFooterSize,
                               footer_buf, &footer_bytes);
   if (!s.ok()) return s;
-  absl::StatusOr<internal::Footer> footer = internal::Footer::Decode(footer_bytes);
+  absl::StatusOr<internal::Footer> footer =
+      internal::Footer::Decode(footer_bytes, size - internal::kFooterSize);
   if (!footer.ok()) return footer.status();
   rep->file = std::move(file);
+  rep->context = footer->context;
 
-  auto read_meta_block = [&](const BlockHandle& h, const char* what)
+  auto read_meta_block = [&](const BlockHandle& h, internal::BlockKind kind)
       -> absl::StatusOr<Block> {
     absl::StatusOr<internal::BlockContents> c =
-        internal::ReadBlock(*rep->file, h, /*verify_checksum=*/true,
-                            /*allow_compression=*/false, what);
+        internal::ReadBlock(*rep->file, h, kind, rep->context, /*verify_checksum=*/true);
     if (!c.ok()) return c.status();
-    return Block::Parse(std::move(*c), what);
+    return Block::Parse(std::move(*c), internal::BlockKindName(kind));
   };
 
-  absl::StatusOr<Block> index = read_meta_block(footer->index, "index block");
+  absl::StatusOr<Block> index = read_meta_block(footer->index, internal::BlockKind::kIndex);
   if (!index.ok()) return index.status();
   rep->index = std::make_unique<Block>(std::move(*index));
 
-  absl::StatusOr<Block> meta = read_meta_block(footer->metaindex, "meta-index block");
+  absl::StatusOr<Block> meta = read_meta_block(footer->metaindex, internal::BlockKind::kMetaIndex);
   if (!meta.ok()) return meta.status();
   BlockHandle props_handle, filter_handle;
   std::string filter_name;
@@ -188,7 +212,7 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
   if (!filter_name.empty()) rep->layout.filter = location(filter_handle);
   rep->layout.footer_offset = size - internal::kFooterSize;
 
-  absl::StatusOr<Block> props = read_meta_block(props_handle, "properties block");
+  absl::StatusOr<Block> props = read_meta_block(props_handle, internal::BlockKind::kProperties);
   if (!props.ok()) return props.status();
   Block::Iterator pit(&*props, internal::CompareBytes);
   for (pit.SeekToFirst(); pit.Valid(); pit.Next()) {
@@ -256,7 +280,7 @@ absl::Status Table::CheckDataBlock(const BlockLocation& block) const {
   h.size = block.size;
   absl::StatusOr<std::unique_ptr<Block>> read =
       rep_->ReadDataBlockUncounted(h, /*verify=*/true);
-  if (!read.ok()) return read.status();
+  if (!read.ok()) return rep_->ExplainMisplaced(h, read.status());
   // Walk every entry: a block whose checksum holds can still be malformed
   // only if it was written so, but a verifier should say so too.
   Block::Iterator it(read->get(), internal::CompareInternalKeys);
@@ -453,6 +477,8 @@ std::string_view Table::smallest_user_key() const { return rep_->smallest_user_k
 std::string_view Table::largest_user_key() const { return rep_->largest_user_key; }
 
 uint64_t Table::num_entries() const { return rep_->num_entries; }
+uint64_t Table::unique_id() const { return rep_->context.unique_id; }
+uint32_t Table::format_version() const { return rep_->context.format_version; }
 uint64_t Table::file_size() const { return rep_->file->Size(); }
 uint64_t Table::filter_memory() const {
   return rep_->filter != nullptr ? rep_->filter_bytes : 0;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "src/table/block_builder.h"
 #include "src/table/coding.h"
 #include "src/table/format.h"
@@ -20,6 +21,7 @@ struct TableBuilder::Rep {
         file(std::move(f)),
         data_block(opts.restart_interval),
         index_block(1) {
+    context.unique_id = opts.unique_id != 0 ? opts.unique_id : internal::NewUniqueId();
     if (options.filter_policy != nullptr &&
         (options.whole_key_filtering || options.prefix_extractor != nullptr)) {
       filter = options.filter_policy->NewBuilder();
@@ -27,6 +29,7 @@ struct TableBuilder::Rep {
   }
 
   TableOptions options;
+  internal::TableContext context;  // Every block's checksum is bound to it.
   std::unique_ptr<WritableFile> file;
   uint64_t offset = 0;
   absl::Status status;
@@ -44,10 +47,9 @@ struct TableBuilder::Rep {
   uint64_t raw_key_bytes = 0, raw_value_bytes = 0, filter_keys = 0;
   uint64_t data_bytes = 0;
 
-  absl::Status Write(std::string_view raw, Compression compression,
-                     BlockHandle* handle) {
+  absl::Status Write(std::string_view raw, internal::BlockKind kind, BlockHandle* handle) {
     absl::StatusOr<BlockHandle> h =
-        internal::WriteBlock(file.get(), offset, raw, compression);
+        internal::WriteBlock(file.get(), offset, raw, kind, options.compression, context);
     if (!h.ok()) return h.status();
     *handle = *h;
     offset += h->size + internal::kBlockTrailerSize;
@@ -57,7 +59,7 @@ struct TableBuilder::Rep {
   absl::Status FlushDataBlock() {
     if (data_block.empty()) return absl::OkStatus();
     BlockHandle handle;
-    absl::Status s = Write(data_block.Finish(), options.compression, &handle);
+    absl::Status s = Write(data_block.Finish(), internal::BlockKind::kData, &handle);
     if (!s.ok()) return s;
     data_bytes += handle.size + internal::kBlockTrailerSize;
     ++num_data_blocks;
@@ -158,7 +160,7 @@ absl::Status TableBuilder::Finish() {
     absl::StatusOr<std::string> filter = r.filter->Finish();
     if (s.ok()) s = filter.status();
     BlockHandle handle;
-    if (s.ok()) s = r.Write(*filter, Compression::kNone, &handle);
+    if (s.ok()) s = r.Write(*filter, internal::BlockKind::kFilter, &handle);
     if (s.ok()) {
       filter_size = handle.size;
       // The parameters as the policy reads them back (bits/key, k, ...), so
@@ -174,6 +176,7 @@ absl::Status TableBuilder::Finish() {
     std::map<std::string, std::string> props = {
         {"lsmbloom.format_version", absl::StrCat(internal::kTableFormatVersion)},
         {"lsmbloom.creator", "lsmbloom"},
+        {"lsmbloom.unique_id", absl::StrFormat("%016x", r.context.unique_id)},
         {"lsmbloom.creation_time", absl::StrCat(static_cast<int64_t>(std::time(nullptr)))},
         {"lsmbloom.num_entries", absl::StrCat(r.num_entries)},
         {"lsmbloom.num_deletions", absl::StrCat(r.num_deletions)},
@@ -203,19 +206,20 @@ absl::Status TableBuilder::Finish() {
     BlockBuilder props_block(1);
     for (const auto& [k, v] : props) props_block.Add(k, v);
     BlockHandle handle;
-    s = r.Write(props_block.Finish(), Compression::kNone, &handle);
+    s = r.Write(props_block.Finish(), internal::BlockKind::kProperties, &handle);
     if (s.ok()) handle.EncodeTo(&meta[internal::kPropertiesBlockName]);
   }
 
   internal::Footer footer;
+  footer.context = r.context;
   if (s.ok()) {
     BlockBuilder meta_block(1);
     for (const auto& [k, v] : meta) meta_block.Add(k, v);
-    s = r.Write(meta_block.Finish(), Compression::kNone, &footer.metaindex);
+    s = r.Write(meta_block.Finish(), internal::BlockKind::kMetaIndex, &footer.metaindex);
   }
-  if (s.ok()) s = r.Write(r.index_block.Finish(), Compression::kNone, &footer.index);
+  if (s.ok()) s = r.Write(r.index_block.Finish(), internal::BlockKind::kIndex, &footer.index);
   if (s.ok()) {
-    const std::string encoded = footer.Encode();
+    const std::string encoded = footer.Encode(r.offset);
     s = r.file->Append(encoded);
     r.offset += encoded.size();
   }

@@ -1,10 +1,10 @@
 """A fuzz target as a libFuzzer binary plus a corpus-replay test."""
 
-def fuzz_target(name):
+def fuzz_target(name, deps = []):
     native.cc_library(
         name = name + "_target",
         srcs = [name + "_fuzzer.cc"],
-        deps = ["//:lsmbloom"],
+        deps = ["//:lsmbloom"] + deps,
         testonly = True,
         alwayslink = True,
     )

@@ -1,15 +1,23 @@
 // Writes the seed corpora under tests/fuzz/corpus/ (run once from the
 // workspace root: bazel run //tests/fuzz:make_seeds -- $PWD/tests/fuzz/corpus).
+// Tables get fixed unique ids, so only their creation times change between
+// runs. table/v1_small_table is not written here: it is a table of format
+// version 1 (tests/testdata/small_table.v1), which this builder no longer
+// writes, kept so the fuzzer explores the version 1 reader too.
 
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "lsmbloom/blocked_bloom.h"
 #include "lsmbloom/filter_policy.h"
 #include "lsmbloom/table_builder.h"
+#include "tests/table_surgery.h"
 
 namespace {
+
+using lsmbloom::testing::Region;
 
 void Write(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
@@ -23,10 +31,11 @@ std::string Filter(int keys, double bits) {
   return *b->Finish();
 }
 
-std::string Table(int entries) {
+std::string Table(int entries, uint64_t unique_id = 0x5eed5eed5eed5eedull) {
   std::string bytes;
   lsmbloom::TableOptions options;
   options.block_size = 256;
+  options.unique_id = unique_id;
   lsmbloom::TableBuilder t(options, lsmbloom::NewMemWritableFile(&bytes));
   for (int i = 0; i < entries; ++i) {
     char key[16];
@@ -57,6 +66,25 @@ int main(int argc, char** argv) {
   Write(dir + "/table/empty_table", Table(0));
   Write(dir + "/table/small_table", Table(60));
   Write(dir + "/table/truncated_table", Table(60).substr(0, 700));
+  // Blocks out of place, which only a v2 reader can tell: two same-size
+  // blocks swapped, and blocks of a same-shape table with another id.
+  const std::string table = Table(60);
+  const std::string twin = Table(60, 0x7e1a7e1a7e1a7e1aull);
+  std::vector<Region> regions;
+  if (!lsmbloom::testing::FindRegions(table, &regions)) return 1;
+  const std::vector<Region> data = lsmbloom::testing::RegionsNamed(regions, "data");
+  const auto pairs = lsmbloom::testing::SameSizePairs(data);
+  if (pairs.empty() || data.size() < 2) return 1;
+  std::string swapped = table;
+  lsmbloom::testing::SwapRegions(&swapped, data[pairs[0].first], data[pairs[0].second]);
+  Write(dir + "/table/swapped_blocks", swapped);
+  std::string foreign = table;
+  lsmbloom::testing::CopyRegion(&foreign, data[1], twin, data[1].begin);
+  Write(dir + "/table/foreign_data_block", foreign);
+  foreign = table;
+  const Region filter = lsmbloom::testing::RegionsNamed(regions, "filter").at(0);
+  lsmbloom::testing::CopyRegion(&foreign, filter, twin, filter.begin);
+  Write(dir + "/table/foreign_filter", foreign);
   Write(dir + "/roundtrip/few_keys", std::string("\x50\x00\x00,alpha,beta,gamma,delta", 26));
   Write(dir + "/roundtrip/many_probes", std::string("\xff\x10\x07\x00k1\x00k2\x00k3", 12));
   return 0;

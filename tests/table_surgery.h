@@ -1,0 +1,212 @@
+// Table files taken apart by hand, as docs/FORMAT.md describes them (an
+// oracle independent of the reader under test), and the block surgery the
+// corruption, placement, fault and fuzz tests do: swap two blocks, copy one
+// from another table, recompute a trailer.
+
+#ifndef LSMBLOOM_TESTS_TABLE_SURGERY_H_
+#define LSMBLOOM_TESTS_TABLE_SURGERY_H_
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <xxhash.h>
+
+namespace lsmbloom {
+namespace testing {
+
+inline constexpr size_t kTrailerSize = 9;  // Compression byte, checksum.
+inline constexpr size_t kFooterSize = 64;
+
+// Block kinds as the version 2 checksum names them.
+enum class Kind : uint8_t { kData = 1, kFilter = 2, kProperties = 3, kMetaIndex = 4, kIndex = 5 };
+
+struct Region {
+  std::string name;  // data, padding, filter, properties, metaindex, index, footer.
+  size_t begin;
+  size_t end;  // Past the block's trailer, if it has one.
+  bool has_trailer;
+  size_t block_size() const { return end - begin - kTrailerSize; }
+};
+
+inline bool GetVarint(std::string_view* in, uint64_t* v) {
+  *v = 0;
+  for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
+    const uint8_t byte = static_cast<uint8_t>(in->front());
+    in->remove_prefix(1);
+    *v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+inline uint32_t GetFixed32(const char* p) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(static_cast<uint8_t>(p[i])) << (8 * i);
+  return v;
+}
+
+inline uint64_t GetFixed64(const char* p) {
+  return GetFixed32(p) | static_cast<uint64_t>(GetFixed32(p + 4)) << 32;
+}
+
+inline void PutFixed64At(std::string* s, size_t at, uint64_t v) {
+  for (int i = 0; i < 8; ++i) (*s)[at + i] = static_cast<char>(v >> (8 * i));
+}
+
+// A block handle as a region: the block, then its trailer. False if it does
+// not fit before the footer.
+inline bool GetBlockRegion(std::string_view* in, const std::string& name, size_t file_size,
+                           Region* region) {
+  uint64_t offset, size;
+  if (!GetVarint(in, &offset) || !GetVarint(in, &size)) return false;
+  const size_t limit = file_size - kFooterSize;
+  if (offset > limit || size > limit - offset || limit - offset - size < kTrailerSize) {
+    return false;
+  }
+  *region = {name, offset, offset + size + kTrailerSize, true};
+  return true;
+}
+
+// The (key, value) entries of an uncompressed block: prefix-compressed
+// entries, then the restart array and its fixed32 length.
+inline bool ParseBlock(std::string_view block,
+                       std::vector<std::pair<std::string, std::string>>* entries) {
+  if (block.size() < 4) return false;
+  const uint32_t restarts = GetFixed32(block.data() + block.size() - 4);
+  if (restarts > (block.size() - 4) / 4) return false;
+  std::string_view in = block.substr(0, block.size() - 4 - 4 * size_t{restarts});
+  std::string key;
+  while (!in.empty()) {
+    uint64_t shared, non_shared, value_size;
+    if (!GetVarint(&in, &shared) || !GetVarint(&in, &non_shared) ||
+        !GetVarint(&in, &value_size) || shared > key.size() ||
+        non_shared > in.size() || value_size > in.size() - non_shared) {
+      return false;
+    }
+    key.resize(shared);
+    key.append(in.data(), non_shared);
+    entries->emplace_back(key, std::string(in.substr(non_shared, value_size)));
+    in.remove_prefix(non_shared + value_size);
+  }
+  return true;
+}
+
+inline std::string_view BlockOf(std::string_view file, const Region& r) {
+  return file.substr(r.begin, r.end - r.begin - kTrailerSize);
+}
+
+// Every region of `file` in file order: the footer names the index and
+// meta-index, the index names the data blocks, the meta-index the filter
+// and properties. The zero padding that aligns the filter is a region too.
+// False when the file does not parse as a table (any version).
+inline bool FindRegions(std::string_view file, std::vector<Region>* regions) {
+  regions->clear();
+  if (file.size() < kFooterSize) return false;
+  const Region footer = {"footer", file.size() - kFooterSize, file.size(), false};
+  std::string_view handles = file.substr(footer.begin, 40);
+  Region metaindex, index;
+  if (!GetBlockRegion(&handles, "metaindex", file.size(), &metaindex) ||
+      !GetBlockRegion(&handles, "index", file.size(), &index)) {
+    return false;
+  }
+
+  std::vector<std::pair<std::string, std::string>> entries;
+  if (!ParseBlock(BlockOf(file, index), &entries)) return false;
+  for (const auto& [last_key, handle] : entries) {
+    std::string_view in = handle;
+    Region data;
+    if (!GetBlockRegion(&in, "data", file.size(), &data)) return false;
+    regions->push_back(data);
+  }
+
+  const size_t data_end = regions->empty() ? 0 : regions->back().end;
+  entries.clear();
+  if (!ParseBlock(BlockOf(file, metaindex), &entries)) return false;
+  for (const auto& [name, handle] : entries) {
+    std::string_view in = handle;
+    Region r;
+    if (name == "lsmbloom.properties") {
+      if (!GetBlockRegion(&in, "properties", file.size(), &r)) return false;
+    } else if (name.rfind("filter.", 0) == 0) {
+      if (!GetBlockRegion(&in, "filter", file.size(), &r)) return false;
+      if (r.begin > data_end) regions->push_back({"padding", data_end, r.begin, false});
+    } else {
+      return false;  // Nothing else is written; a test table should not have it.
+    }
+    regions->push_back(r);
+  }
+  regions->push_back(metaindex);
+  regions->push_back(index);
+  regions->push_back(footer);
+  return true;
+}
+
+inline std::vector<Region> RegionsNamed(const std::vector<Region>& regions,
+                                        const std::string& name) {
+  std::vector<Region> out;
+  for (const Region& r : regions) {
+    if (r.name == name) out.push_back(r);
+  }
+  return out;
+}
+
+// The footer's unique id (version 2: bytes [32, 40) of the footer).
+inline uint64_t UniqueIdOf(std::string_view file) {
+  return GetFixed64(file.data() + file.size() - kFooterSize + 32);
+}
+
+// A version 2 trailer checksum, computed as docs/FORMAT.md states it:
+// XXH3-64(block) XOR XXH3-64(fixed64 offset, kind, compression, 6 zero
+// bytes; seed = unique id).
+inline uint64_t V2Checksum(std::string_view block, uint64_t offset, Kind kind,
+                           uint8_t compression, uint64_t unique_id) {
+  char where[16] = {};
+  for (int i = 0; i < 8; ++i) where[i] = static_cast<char>(offset >> (8 * i));
+  where[8] = static_cast<char>(kind);
+  where[9] = static_cast<char>(compression);
+  return XXH3_64bits(block.data(), block.size()) ^
+         XXH3_64bits_withSeed(where, sizeof(where), unique_id);
+}
+
+// Rewrites the trailer checksum of the block in `r` for its place in `file`.
+inline void FixTrailer(std::string* file, const Region& r, Kind kind) {
+  const size_t at = r.end - kTrailerSize;
+  PutFixed64At(file, at + 1,
+               V2Checksum(BlockOf(*file, r), r.begin, kind, static_cast<uint8_t>((*file)[at]),
+                          UniqueIdOf(*file)));
+}
+
+// Swaps two regions of the same size (block and trailer each).
+inline void SwapRegions(std::string* file, const Region& a, const Region& b) {
+  std::string tmp = file->substr(a.begin, a.end - a.begin);
+  file->replace(a.begin, a.end - a.begin, *file, b.begin, b.end - b.begin);
+  file->replace(b.begin, tmp.size(), tmp);
+}
+
+// Overwrites `to` (block and trailer) with the same number of bytes from
+// `from` of `source`.
+inline void CopyRegion(std::string* file, const Region& to, std::string_view source,
+                       size_t from) {
+  const size_t n = to.end - to.begin;
+  std::memcpy(&(*file)[to.begin], source.data() + from, n);
+}
+
+// Pairs of distinct data blocks of the same size, as indexes into `data`.
+inline std::vector<std::pair<size_t, size_t>> SameSizePairs(const std::vector<Region>& data) {
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t i = 0; i < data.size(); ++i) {
+    for (size_t j = i + 1; j < data.size(); ++j) {
+      if (data[i].end - data[i].begin == data[j].end - data[j].begin) pairs.emplace_back(i, j);
+    }
+  }
+  return pairs;
+}
+
+}  // namespace testing
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_TESTS_TABLE_SURGERY_H_

@@ -264,7 +264,9 @@ TEST(FaultInjectionTest, TornFilesNeverOpen) {
     const std::vector<Entry> entries = Entries();
     for (const Entry& e : entries) {
       absl::StatusOr<LookupResult> got = (*table)->Get(e.key);
-      if (got.ok()) ASSERT_TRUE(testing::SameAsModel(*got, testing::ModelGet(entries, e.key)));
+      if (got.ok()) {
+        ASSERT_TRUE(testing::SameAsModel(*got, testing::ModelGet(entries, e.key)));
+      }
     }
   }
 }

@@ -69,7 +69,9 @@ void ExpectAnswer(const TableSet& set, const std::string& key, Kind kind,
   absl::StatusOr<LookupResult> got = set.Get(key);
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(got->kind, kind) << key;
-  if (kind == Kind::kFound) EXPECT_EQ(got->value, value) << key;
+  if (kind == Kind::kFound) {
+    EXPECT_EQ(got->value, value) << key;
+  }
 }
 
 TEST(LookupTest, NewestVersionWinsAcrossOverlappingL0AndLevels) {

@@ -57,7 +57,10 @@ if ((quick)); then
   export LSMBLOOM_BENCH_MAX_KEYS=1000000
   flags+=(--benchmark_min_time=0.05)
 else
-  flags+=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true)
+  # Repetitions interleaved at random: a slow spell of a noisy machine
+  # spreads over every implementation instead of landing on one.
+  flags+=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+          --benchmark_enable_random_interleaving=true)
 fi
 
 raws=()

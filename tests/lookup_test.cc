@@ -108,6 +108,50 @@ TEST(LookupTest, KeysAtFileBoundariesAndEmptyLevels) {
   for (const char* k : {"a", "c", "dd", "f", "i", "k", ""}) ExpectAnswer(lsm.set, k, Kind::kNotFound);
 }
 
+TEST(LookupTest, BoundsSharingLongPrefixesShortKeysAndZeroBytes) {
+  // Candidate files are chosen by the first 8 bytes of keys and bounds, and
+  // by the full keys when those are equal: both paths at every boundary.
+  Lsm lsm;
+  const std::string p = "prefix--";  // 8 bytes shared by the bounds below.
+  lsm.AddFile(1, {Put(p + "a", 1, "1a"), Put(p + "c", 1, "1c")});
+  lsm.AddFile(1, {Put(p + "d", 1, "1d"), Put(p + "f", 1, "1f")});
+  lsm.AddFile(1, {Put("q", 1, "q"), Put(std::string("q\0\0", 3), 1, "q00")});
+  lsm.AddFile(0, {Put("a", 2, "0a"), Put(std::string("a\0", 2), 2, "0a0")});
+  for (const char* k : {"a", "c", "d", "f"}) {
+    ExpectAnswer(lsm.set, p + k, Kind::kFound, std::string("1") + k);
+  }
+  for (const char* k : {"", "b", "cc", "e", "g"}) ExpectAnswer(lsm.set, p + k, Kind::kNotFound);
+  ExpectAnswer(lsm.set, "prefix-", Kind::kNotFound);
+  ExpectAnswer(lsm.set, "q", Kind::kFound, "q");
+  ExpectAnswer(lsm.set, std::string("q\0\0", 3), Kind::kFound, "q00");
+  ExpectAnswer(lsm.set, std::string("q\0", 2), Kind::kNotFound);
+  ExpectAnswer(lsm.set, std::string("q\0\0\0", 4), Kind::kNotFound);
+  ExpectAnswer(lsm.set, "a", Kind::kFound, "0a");
+  ExpectAnswer(lsm.set, std::string("a\0", 2), Kind::kFound, "0a0");
+  ExpectAnswer(lsm.set, std::string("a\0\0", 3), Kind::kNotFound);
+}
+
+TEST(LookupTest, FilesOutsideTheKeyRangeAreCountedAsSkippedUntilReset) {
+  Lsm lsm;
+  lsm.AddFile(0, {Put("a", 1, "a"), Put("b", 1, "b")});
+  lsm.AddFile(0, {Put("m", 2, "m"), Put("n", 2, "n")});
+  lsm.AddFile(0, {Put("x", 3, "x"), Put("y", 3, "y")});
+  lsm.AddFile(2, {Put("c", 1, "c"), Put("d", 1, "d")});
+  ExpectAnswer(lsm.set, "m", Kind::kFound, "m");   // Two L0 files out of range.
+  ExpectAnswer(lsm.set, "zz", Kind::kNotFound);     // All three, and level 2.
+  const LookupStats s = lsm.set.stats();
+  EXPECT_EQ(s.levels[0].files_range_skipped, 5u);
+  EXPECT_EQ(s.levels[2].files_range_skipped, 1u);
+  EXPECT_EQ(s.levels[1].files_range_skipped, 0u);  // Empty levels are not counted.
+  lsm.set.ResetStats();
+  const LookupStats reset = lsm.set.stats();
+  EXPECT_EQ(reset.lookups, 0u);
+  for (const LevelStats& l : reset.levels) {
+    EXPECT_EQ(l.files_range_skipped, 0u);
+    EXPECT_EQ(l.filters_checked, 0u);
+  }
+}
+
 TEST(LookupTest, OverlappingFilesInOneLevelAreRejected) {
   Lsm lsm;
   lsm.AddFile(1, {Put("a", 1, "1"), Put("f", 1, "1")});

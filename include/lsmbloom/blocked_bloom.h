@@ -206,6 +206,13 @@ class BlockedBloomReader {
   bool prefetch_ = false;  // Batches fetch blocks ahead (filters beyond L2).
 };
 
+// out[i] = whether `hash` may be in filters[i], for n filters whose
+// HashSpec the hash was computed with: one call, and every filter's block
+// fetched before any is probed, so the cache misses of a lookup across many
+// files overlap instead of following one another.
+void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
+               bool* out);
+
 }  // namespace lsmbloom
 
 #endif  // LSMBLOOM_BLOCKED_BLOOM_H_

@@ -65,6 +65,12 @@ class FilterReader {
   virtual void HashesMayMatch(absl::Span<const uint64_t> hashes,
                               absl::Span<bool> out) const;
 
+  // Blocked Bloom readers return where their bits are, so a lookup across
+  // many files can probe them all in one call (ProbeEach in blocked_bloom.h)
+  // with their blocks in flight together; others return null. Valid while
+  // the reader is.
+  virtual const BlockedBloomView* blocked_view() const { return nullptr; }
+
   // One line for humans: kind and parameters ("blocked bloom, k=6, ...").
   virtual std::string Describe() const = 0;
   // Filter bits per key, and the predicted false-positive rate, if known.

@@ -68,6 +68,9 @@ struct LevelStats {
   uint64_t filters_positive = 0;
   uint64_t filters_true_positive = 0;
   uint64_t data_block_reads = 0;
+  // Files a lookup passed over because the key is outside their key range
+  // (their filters untouched), counted for the levels the search reached.
+  uint64_t files_range_skipped = 0;
   // Mean of the files' predicted FPR (0 without filters).
   double predicted_fpr = 0;
   // False positives among filter checks of keys the file did not have.
@@ -115,10 +118,18 @@ class TableSet {
 
  private:
   struct Version;
+  struct FileMeta;
   struct LevelCounters {
     std::atomic<uint64_t> checked{0}, ruled_out{0}, positive{0}, true_positive{0},
-        data_block_reads{0};
+        data_block_reads{0}, range_skipped{0};
   };
+
+  static void BuildMeta(Version* v);
+  static bool InRange(const FileMeta& m, uint64_t key_prefix, std::string_view key);
+  // The file of sorted level `level` whose range holds `key`, or null.
+  static const FileMeta* FindFile(const Version& v, int level, uint64_t key_prefix,
+                                  std::string_view key);
+  bool FilterAllowed(const Version& v, int level) const;
 
   std::shared_ptr<const Version> current() const;
   // Looks `key` up in one file; returns true when the search can stop.

@@ -47,4 +47,9 @@ void BlockedBloomReader::MayMatchBatch(absl::Span<const uint64_t> hashes,
                hashes.size(), out.data(), prefetch_);
 }
 
+void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
+               bool* out) {
+  internal::ProbeEach(filters, n, hash, out);
+}
+
 }  // namespace lsmbloom

@@ -29,7 +29,8 @@ class BlockedBloomFilterBuilder : public FilterBuilder {
 class BlockedBloomFilterReader : public FilterReader {
  public:
   explicit BlockedBloomFilterReader(BlockedBloomReader reader)
-      : reader_(reader) {}
+      : reader_(reader), view_(reader_.view()) {}
+  const BlockedBloomView* blocked_view() const override { return &view_; }
   bool KeyMayMatch(std::string_view key) const override {
     return reader_.MayMatch(key);
   }
@@ -56,6 +57,7 @@ class BlockedBloomFilterReader : public FilterReader {
 
  private:
   BlockedBloomReader reader_;
+  BlockedBloomView view_;
 };
 
 class BlockedBloomPolicy : public FilterPolicy {

@@ -72,6 +72,29 @@ void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes,
   }
 }
 
+// One hash against many filters: every block is fetched before any is
+// probed, so the misses of a lookup's candidate files overlap instead of
+// following one another.
+void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
+               bool* out) {
+  constexpr size_t kWindow = 32;
+  const uint32_t seed = ProbeSeed(hash);
+  for (size_t start = 0; start < n; start += kWindow) {
+    const size_t end = n - start < kWindow ? n : start + kWindow;
+    const uint8_t* blocks[kWindow];
+    for (size_t i = start; i < end; ++i) {
+      const BlockedBloomView& f = *filters[i];
+      blocks[i - start] = f.num_blocks == 0
+                              ? kEmptyBlock
+                              : f.bits + BlockIndex(hash, f.num_blocks) * kBlockBytes;
+      hwy::Prefetch(blocks[i - start]);
+    }
+    for (size_t i = start; i < end; ++i) {
+      out[i] = BlockedBloomProber(*filters[i]).ProbeBlock(blocks[i - start], seed);
+    }
+  }
+}
+
 #if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
 
 // One 64-bit read-modify-write per bit, each block fetched
@@ -231,6 +254,7 @@ namespace internal {
 HWY_EXPORT(ProbeOne);
 HWY_EXPORT(ProbeBatch);
 HWY_EXPORT(AddHashes);
+HWY_EXPORT(ProbeEach);
 HWY_EXPORT(Target);
 
 ProbeOneFn ChosenProbeOne() {
@@ -250,6 +274,11 @@ ProbeBatchFn ChosenProbeBatch() {
 void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
                const uint64_t* hashes, size_t n) {
   HWY_DYNAMIC_DISPATCH(AddHashes)(bits, num_blocks, num_probes, hashes, n);
+}
+
+void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
+               bool* out) {
+  HWY_DYNAMIC_DISPATCH(ProbeEach)(filters, n, hash, out);
 }
 
 int64_t ChosenTarget() { return HWY_DYNAMIC_DISPATCH(Target)(); }

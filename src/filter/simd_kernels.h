@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "lsmbloom/blocked_bloom.h"
+
 namespace lsmbloom {
 namespace internal {
 
@@ -33,6 +35,10 @@ ProbeBatchFn ChosenProbeBatch();
 // are also sorted by block, which turns random writes into a sequential sweep.
 void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
                const uint64_t* hashes, size_t n);
+
+// out[i] = probe of `hash` in *filters[i], every block fetched first.
+void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
+               bool* out);
 
 // The Highway target bit (HWY_AVX2, ...) the kernels dispatch to now.
 int64_t ChosenTarget();

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <map>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "lsmbloom/blocked_bloom.h"
+#include "lsmbloom/filter_policy.h"
 
 namespace lsmbloom {
 
@@ -12,22 +15,41 @@ namespace lsmbloom {
 struct TableSet::Version {
   std::array<std::vector<TableFile>, kNumLevels> levels;
   int last_nonempty_level = -1;
+  // What a lookup reads of each file, in the same order, side by side:
+  // choosing candidates touches these arrays, not the tables.
+  std::array<std::vector<FileMeta>, kNumLevels> meta;
+  // Sorted levels: the first 8 bytes of each file's largest key, for the
+  // binary search (a full compare only when these are equal).
+  std::array<std::vector<uint64_t>, kNumLevels> largest_prefix;
+};
+
+// One file as a lookup sees it.
+struct TableSet::FileMeta {
+  uint64_t smallest_prefix;  // First 8 bytes, big-endian, zero-padded.
+  uint64_t largest_prefix;
+  std::string_view smallest, largest;
+  // The file's blocked filter when the key's one hash serves it; null when
+  // it has no filter or one that needs its own hash (SearchFile's path).
+  const BlockedBloomView* filter;
+  const TableFile* file;
 };
 
 namespace {
 
-bool InRange(const Table& t, std::string_view key) {
-  return key >= t.smallest_user_key() && key <= t.largest_user_key();
+// The first 8 bytes of `s` as a big-endian number, zero-padded: when two
+// prefixes differ they order their strings; when equal, compare in full.
+uint64_t Prefix8(std::string_view s) {
+  uint64_t p = 0;
+  const size_t n = s.size() < 8 ? s.size() : 8;
+  for (size_t i = 0; i < n; ++i) {
+    p |= uint64_t{static_cast<uint8_t>(s[i])} << (56 - 8 * i);
+  }
+  return p;
 }
 
-// The file of a sorted, non-overlapping level that could hold `key`.
-const TableFile* FindFile(const std::vector<TableFile>& level, std::string_view key) {
-  auto it = std::lower_bound(level.begin(), level.end(), key,
-                             [](const TableFile& f, std::string_view k) {
-                               return f.table->largest_user_key() < k;
-                             });
-  if (it == level.end() || key < it->table->smallest_user_key()) return nullptr;
-  return &*it;
+// a < b for a key and a bound, by prefix first.
+bool Less(uint64_t a_prefix, std::string_view a, uint64_t b_prefix, std::string_view b) {
+  return a_prefix != b_prefix ? a_prefix < b_prefix : a < b;
 }
 
 void Bump(std::atomic<uint64_t>& c, uint64_t n = 1) {
@@ -35,6 +57,47 @@ void Bump(std::atomic<uint64_t>& c, uint64_t n = 1) {
 }
 
 }  // namespace
+
+bool TableSet::InRange(const FileMeta& m, uint64_t key_prefix, std::string_view key) {
+  return !Less(key_prefix, key, m.smallest_prefix, m.smallest) &&
+         !Less(m.largest_prefix, m.largest, key_prefix, key);
+}
+
+const TableSet::FileMeta* TableSet::FindFile(const Version& v, int level,
+                                             uint64_t key_prefix, std::string_view key) {
+  const std::vector<uint64_t>& largest = v.largest_prefix[level];
+  const std::vector<FileMeta>& meta = v.meta[level];
+  // First file whose largest key is >= key.
+  size_t lo = std::lower_bound(largest.begin(), largest.end(), key_prefix) - largest.begin();
+  while (lo < meta.size() && meta[lo].largest_prefix == key_prefix &&
+         meta[lo].largest < key) {
+    ++lo;  // Equal prefixes: the full keys decide.
+  }
+  if (lo == meta.size()) return nullptr;
+  const FileMeta& m = meta[lo];
+  return Less(key_prefix, key, m.smallest_prefix, m.smallest) ? nullptr : &m;
+}
+
+void TableSet::BuildMeta(Version* v) {
+  for (int level = 0; level < kNumLevels; ++level) {
+    v->meta[level].clear();
+    v->largest_prefix[level].clear();
+    for (const TableFile& f : v->levels[level]) {
+      const Table& t = *f.table;
+      const FilterReader* reader = t.whole_key_filter();
+      const HashSpec* spec = t.filter_hash_spec();
+      const BlockedBloomView* view =
+          reader != nullptr && spec != nullptr && *spec == HashSpec()
+              ? reader->blocked_view()
+              : nullptr;
+      v->meta[level].push_back(FileMeta{Prefix8(t.smallest_user_key()),
+                                        Prefix8(t.largest_user_key()),
+                                        t.smallest_user_key(), t.largest_user_key(),
+                                        view, &f});
+      v->largest_prefix[level].push_back(Prefix8(t.largest_user_key()));
+    }
+  }
+}
 
 TableSet::TableSet(const LookupOptions& options)
     : options_(options), current_(std::make_shared<Version>()) {}
@@ -98,6 +161,7 @@ absl::Status TableSet::Apply(const VersionEdit& edit) {
       }
     }
   }
+  BuildMeta(next.get());
   current_ = std::move(next);
   return absl::OkStatus();
 }
@@ -134,22 +198,88 @@ absl::StatusOr<LookupResult> TableSet::Get(std::string_view key) const {
   const std::shared_ptr<const Version> v = current();
   Bump(lookups_);
   const uint64_t hash = KeyHash(key);
-  absl::StatusOr<LookupResult> result = LookupResult();
+  const uint64_t key_prefix = Prefix8(key);
+
+  // 1. The candidate files, newest first, from the compact view alone.
+  absl::InlinedVector<const FileMeta*, 16> candidates;
+  uint32_t range_skipped[kNumLevels] = {};
   for (int level = 0; level < kNumLevels; ++level) {
-    const bool filter_allowed =
-        options_.use_filters &&
-        !(options_.skip_last_level_filters && level == v->last_nonempty_level);
     if (level == 0) {
-      for (const TableFile& f : v->levels[0]) {
-        if (InRange(*f.table, key) && SearchFile(f, key, hash, filter_allowed, &result)) {
-          return result;
+      for (const FileMeta& m : v->meta[0]) {
+        if (InRange(m, key_prefix, key)) {
+          candidates.push_back(&m);
+        } else {
+          ++range_skipped[0];
         }
       }
-    } else if (const TableFile* f = FindFile(v->levels[level], key)) {
-      if (SearchFile(*f, key, hash, filter_allowed, &result)) return result;
+    } else if (!v->meta[level].empty()) {
+      if (const FileMeta* m = FindFile(*v, level, key_prefix, key)) {
+        candidates.push_back(m);
+      } else {
+        ++range_skipped[level];
+      }
     }
   }
+  // Range skips count for the levels the search reached.
+  auto count_skips = [&](int last_level) {
+    for (int level = 0; level <= last_level; ++level) {
+      if (range_skipped[level] != 0) Bump(counters_[level].range_skipped, range_skipped[level]);
+    }
+  };
+
+  // 2. Every candidate's filter block in flight at once, probed in one call.
+  absl::InlinedVector<const BlockedBloomView*, 16> views;
+  for (const FileMeta* m : candidates) {
+    if (m->filter != nullptr && FilterAllowed(*v, m->file->level)) {
+      views.push_back(m->filter);
+    }
+  }
+  bool maybe[64];
+  std::unique_ptr<bool[]> more;
+  bool* answers = maybe;
+  if (views.size() > 64) {
+    more.reset(new bool[views.size()]);
+    answers = more.get();
+  }
+  ProbeEach(views.data(), views.size(), hash, answers);
+
+  // 3. The survivors, newest first, until one answers.
+  absl::StatusOr<LookupResult> result = LookupResult();
+  size_t probed = 0;
+  for (const FileMeta* m : candidates) {
+    const TableFile& f = *m->file;
+    const bool allowed = FilterAllowed(*v, f.level);
+    if (m->filter == nullptr || !allowed) {
+      if (SearchFile(f, key, hash, allowed, &result)) {
+        count_skips(f.level);
+        return result;
+      }
+      continue;
+    }
+    LevelCounters& c = counters_[f.level];
+    Bump(c.checked);
+    if (!answers[probed++]) {
+      Bump(c.ruled_out);
+      continue;
+    }
+    Bump(c.positive);
+    uint64_t reads = 0;
+    result = f.table->GetAfterFilter(key, true, &reads);
+    Bump(c.data_block_reads, reads);
+    // An error ends the lookup: never guess.
+    if (!result.ok() || result->kind != LookupResult::Kind::kNotFound) {
+      if (result.ok()) Bump(c.true_positive);
+      count_skips(f.level);
+      return result;
+    }
+  }
+  count_skips(kNumLevels - 1);
   return LookupResult();
+}
+
+bool TableSet::FilterAllowed(const Version& v, int level) const {
+  return options_.use_filters &&
+         !(options_.skip_last_level_filters && level == v.last_nonempty_level);
 }
 
 std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
@@ -258,6 +388,7 @@ LookupStats TableSet::stats() const {
     l.filters_positive = c.positive.load(std::memory_order_relaxed);
     l.filters_true_positive = c.true_positive.load(std::memory_order_relaxed);
     l.data_block_reads = c.data_block_reads.load(std::memory_order_relaxed);
+    l.files_range_skipped = c.range_skipped.load(std::memory_order_relaxed);
     double fpr_sum = 0;
     for (const TableFile& f : v->levels[level]) {
       ++l.files;
@@ -278,6 +409,7 @@ void TableSet::ResetStats() {
     c.positive.store(0);
     c.true_positive.store(0);
     c.data_block_reads.store(0);
+    c.range_skipped.store(0);
   }
 }
 

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -281,7 +282,35 @@ void GetLevel(benchmark::State& state, bool present) {
   state.SetLabel(LevelShape());
 }
 
+// The floor: one dependent random load at a time over a buffer the size of
+// all the filters of the LSM tree (a random cycle through its cache lines,
+// 4 KiB pages as the mapped table files have), so an absent-key Get can be
+// read as a number of such loads.
+void LoadLatencyFloor(benchmark::State& state) {
+  const size_t bytes = std::max<size_t>(Ours().stats().total_filter_bytes, 4096);
+  const size_t lines = bytes / 64;
+  std::vector<uint64_t> next(lines * 8);
+  std::vector<uint64_t> order(lines);
+  for (size_t i = 0; i < lines; ++i) order[i] = i;
+  uint64_t x = 42;
+  for (size_t i = lines - 1; i > 0; --i) {  // Sattolo: one cycle through all.
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    std::swap(order[i], order[(x >> 33) % i]);
+  }
+  for (size_t i = 0; i < lines; ++i) next[order[i] * 8] = order[(i + 1) % lines];
+  uint64_t at = order[0];
+  constexpr size_t kLoads = 1024;
+  for (auto _ : state) {
+    for (size_t i = 0; i < kLoads; ++i) at = next[at * 8];
+  }
+  benchmark::DoNotOptimize(at);
+  state.SetItemsProcessed(state.iterations() * kLoads);
+  state.counters["buffer_bytes"] = static_cast<double>(bytes);
+}
+
 void RegisterAll() {
+  benchmark::RegisterBenchmark("BM_LoadLatency_Floor", LoadLatencyFloor)
+      ->Arg(static_cast<int64_t>(NumKeys()));
   for (bool present : {false, true}) {
     const std::string kind = present ? "Present" : "Absent";
     const uint64_t n = NumKeys();

@@ -6,7 +6,8 @@
 // one the CPU supports at run time. Every target writes byte-identical
 // filters and gives identical answers; pinning one is for benchmarks, tools
 // and tests. Pin before opening readers: a reader binds its single-probe
-// kernel when it opens. Not thread-safe against concurrent filter use.
+// and batch kernels when it opens. Not thread-safe against concurrent
+// filter use.
 
 #ifndef LSMBLOOM_SIMD_H_
 #define LSMBLOOM_SIMD_H_

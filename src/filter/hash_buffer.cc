@@ -49,20 +49,38 @@ struct HashBuffer::Groups {
     uint64_t hashes[kLine];
   };
   struct Group {
-    std::vector<std::unique_ptr<uint64_t[]>> pages;
+    std::vector<uint64_t*> pages;  // kPage hashes each, carved from slabs.
     size_t size = 0;
   };
+  // Pages come from 64 MiB slabs on huge pages: 4 KiB allocations of their
+  // own faulted in one small page at a time (at 10^8 keys, 200,000 faults
+  // of about 16 us each on this VM).
+  static constexpr size_t kSlabPages = 16384;
 
   Line staging[kNumGroups];
   uint8_t fill[kNumGroups] = {};
   Group groups[kNumGroups];
+  std::vector<uint64_t*> slabs;
+  size_t slab_pages_used = kSlabPages;
+
+  ~Groups() {
+    for (uint64_t* slab : slabs) FreeLarge(slab, kSlabPages * kPage * sizeof(uint64_t));
+  }
+
+  uint64_t* NewPage() {
+    if (slab_pages_used == kSlabPages) {
+      slabs.push_back(static_cast<uint64_t*>(
+          AllocateLarge(kSlabPages * kPage * sizeof(uint64_t))));
+      slab_pages_used = 0;
+    }
+    return slabs.back() + kPage * slab_pages_used++;
+  }
 
   void Append(Group& g, const uint64_t* hashes, size_t n) {
     while (n > 0) {
-      if (g.size % kPage == 0) g.pages.emplace_back(new uint64_t[kPage]);
+      if (g.size % kPage == 0) g.pages.push_back(NewPage());
       const size_t take = std::min(n, kPage - g.size % kPage);
-      std::memcpy(g.pages.back().get() + g.size % kPage, hashes,
-                  take * sizeof(uint64_t));
+      std::memcpy(g.pages.back() + g.size % kPage, hashes, take * sizeof(uint64_t));
       g.size += take;
       hashes += take;
       n -= take;
@@ -86,9 +104,7 @@ struct HashBuffer::Groups {
   }
 
   size_t Bytes() const {
-    size_t bytes = sizeof(Groups);
-    for (const Group& g : groups) bytes += g.pages.size() * kPage * sizeof(uint64_t);
-    return bytes;
+    return sizeof(Groups) + slabs.size() * kSlabPages * kPage * sizeof(uint64_t);
   }
 };
 
@@ -173,9 +189,8 @@ void HashBuffer::Drain(absl::FunctionRef<void(const uint64_t*, size_t)> visit) {
     groups_->FlushStaging();
     for (Groups::Group& g : groups_->groups) {
       for (size_t p = 0; p * kPage < g.size; ++p) {
-        visit(g.pages[p].get(), std::min(kPage, g.size - p * kPage));
+        visit(g.pages[p], std::min(kPage, g.size - p * kPage));
       }
-      std::vector<std::unique_ptr<uint64_t[]>>().swap(g.pages);
     }
   }
   Release();

@@ -152,6 +152,25 @@ TEST(LookupTest, FilesOutsideTheKeyRangeAreCountedAsSkippedUntilReset) {
   }
 }
 
+TEST(LookupTest, CountersOffGiveTheSameAnswersAndCountNothing) {
+  LookupOptions options;
+  options.count_stats = false;
+  Lsm lsm(options);
+  lsm.AddFile(0, {Put("a", 1, "a"), Put("m", 1, "m")});
+  lsm.AddFile(1, {Put("b", 1, "b"), Del("c", 2)});
+  ExpectAnswer(lsm.set, "a", Kind::kFound, "a");
+  ExpectAnswer(lsm.set, "b", Kind::kFound, "b");
+  ExpectAnswer(lsm.set, "c", Kind::kDeleted);
+  ExpectAnswer(lsm.set, "zz", Kind::kNotFound);
+  const LookupStats s = lsm.set.stats();
+  EXPECT_EQ(s.lookups, 0u);
+  EXPECT_EQ(s.levels[0].files, 1u);
+  for (const LevelStats& l : s.levels) {
+    EXPECT_EQ(l.filters_checked, 0u);
+    EXPECT_EQ(l.files_range_skipped, 0u);
+  }
+}
+
 TEST(LookupTest, OverlappingFilesInOneLevelAreRejected) {
   Lsm lsm;
   lsm.AddFile(1, {Put("a", 1, "1"), Put("f", 1, "1")});

@@ -18,14 +18,19 @@ struct TableSet::Version {
   // What a lookup reads of each file, in the same order, side by side:
   // choosing candidates touches these arrays, not the tables.
   std::array<std::vector<FileMeta>, kNumLevels> meta;
-  // Sorted levels: the first 8 bytes of each file's largest key, for the
-  // binary search (a full compare only when these are equal).
+  // Sorted levels: 8 bytes of each file's largest key (after the common
+  // prefix), for the binary search; a full compare only when these are equal.
   std::array<std::vector<uint64_t>, kNumLevels> largest_prefix;
+  // The longest prefix every file's bounds share ("user0000" of
+  // "user000012345678"). A key without it is outside every file; with it,
+  // the 8 bytes after it tell most keys and bounds apart.
+  std::string common_prefix;
 };
 
 // One file as a lookup sees it.
 struct TableSet::FileMeta {
-  uint64_t smallest_prefix;  // First 8 bytes, big-endian, zero-padded.
+  // The 8 bytes after the version's common prefix, big-endian, zero-padded.
+  uint64_t smallest_prefix;
   uint64_t largest_prefix;
   std::string_view smallest, largest;
   // The file's blocked filter when the key's one hash serves it; null when
@@ -36,15 +41,22 @@ struct TableSet::FileMeta {
 
 namespace {
 
-// The first 8 bytes of `s` as a big-endian number, zero-padded: when two
-// prefixes differ they order their strings; when equal, compare in full.
-uint64_t Prefix8(std::string_view s) {
+// Bytes [from, from + 8) of `s` as a big-endian number, zero-padded. For
+// strings that share their first `from` bytes: when two such numbers differ
+// they order their strings; when equal, compare in full.
+uint64_t Prefix8(std::string_view s, size_t from) {
   uint64_t p = 0;
-  const size_t n = s.size() < 8 ? s.size() : 8;
-  for (size_t i = 0; i < n; ++i) {
-    p |= uint64_t{static_cast<uint8_t>(s[i])} << (56 - 8 * i);
+  const size_t end = s.size() < from + 8 ? s.size() : from + 8;
+  for (size_t i = from; i < end; ++i) {
+    p |= uint64_t{static_cast<uint8_t>(s[i])} << (56 - 8 * (i - from));
   }
   return p;
+}
+
+size_t CommonPrefixLength(std::string_view a, std::string_view b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
 }
 
 // a < b for a key and a bound, by prefix first.
@@ -79,6 +91,21 @@ const TableSet::FileMeta* TableSet::FindFile(const Version& v, int level,
 }
 
 void TableSet::BuildMeta(Version* v) {
+  bool first = true;
+  for (const auto& level : v->levels) {
+    for (const TableFile& f : level) {
+      for (std::string_view bound :
+           {f.table->smallest_user_key(), f.table->largest_user_key()}) {
+        if (first) {
+          v->common_prefix.assign(bound.data(), bound.size());
+          first = false;
+        } else {
+          v->common_prefix.resize(CommonPrefixLength(v->common_prefix, bound));
+        }
+      }
+    }
+  }
+  const size_t from = v->common_prefix.size();
   for (int level = 0; level < kNumLevels; ++level) {
     v->meta[level].clear();
     v->largest_prefix[level].clear();
@@ -90,11 +117,11 @@ void TableSet::BuildMeta(Version* v) {
           reader != nullptr && spec != nullptr && *spec == HashSpec()
               ? reader->blocked_view()
               : nullptr;
-      v->meta[level].push_back(FileMeta{Prefix8(t.smallest_user_key()),
-                                        Prefix8(t.largest_user_key()),
+      v->meta[level].push_back(FileMeta{Prefix8(t.smallest_user_key(), from),
+                                        Prefix8(t.largest_user_key(), from),
                                         t.smallest_user_key(), t.largest_user_key(),
                                         view, &f});
-      v->largest_prefix[level].push_back(Prefix8(t.largest_user_key()));
+      v->largest_prefix[level].push_back(Prefix8(t.largest_user_key(), from));
     }
   }
 }
@@ -194,54 +221,78 @@ bool TableSet::SearchFile(const TableFile& file, std::string_view key, uint64_t 
   return true;
 }
 
+// A lookup's counts, added to the shared counters once at its end: an
+// atomic add is a full barrier on x86, and a dozen of them in the middle of
+// a lookup cost more than its filter probes.
+struct TableSet::LocalCounts {
+  uint32_t checked[kNumLevels] = {}, ruled_out[kNumLevels] = {},
+           positive[kNumLevels] = {}, true_positive[kNumLevels] = {},
+           reads[kNumLevels] = {}, range_skipped[kNumLevels] = {};
+};
+
+void TableSet::Flush(const LocalCounts& n, int last_level) const {
+  if (!options_.count_stats) return;
+  for (int level = 0; level < kNumLevels; ++level) {
+    LevelCounters& c = counters_[level];
+    if (n.checked[level] != 0) {
+      Bump(c.checked, n.checked[level]);
+      Bump(c.ruled_out, n.ruled_out[level]);
+      Bump(c.positive, n.positive[level]);
+    }
+    if (n.true_positive[level] != 0) Bump(c.true_positive, n.true_positive[level]);
+    if (n.reads[level] != 0) Bump(c.data_block_reads, n.reads[level]);
+    // Range skips count for the levels the search reached.
+    if (level <= last_level && n.range_skipped[level] != 0) {
+      Bump(c.range_skipped, n.range_skipped[level]);
+    }
+  }
+}
+
 absl::StatusOr<LookupResult> TableSet::Get(std::string_view key) const {
   const std::shared_ptr<const Version> v = current();
-  Bump(lookups_);
-  const uint64_t hash = KeyHash(key);
-  const uint64_t key_prefix = Prefix8(key);
+  if (options_.count_stats) Bump(lookups_);
+  LocalCounts counts;
 
   // 1. The candidate files, newest first, from the compact view alone.
   absl::InlinedVector<const FileMeta*, 16> candidates;
-  uint32_t range_skipped[kNumLevels] = {};
-  for (int level = 0; level < kNumLevels; ++level) {
-    if (level == 0) {
-      for (const FileMeta& m : v->meta[0]) {
-        if (InRange(m, key_prefix, key)) {
-          candidates.push_back(&m);
-        } else {
-          ++range_skipped[0];
-        }
-      }
-    } else if (!v->meta[level].empty()) {
-      if (const FileMeta* m = FindFile(*v, level, key_prefix, key)) {
-        candidates.push_back(m);
-      } else {
-        ++range_skipped[level];
-      }
+  const std::string& common = v->common_prefix;
+  if (key.substr(0, common.size()) != common) {
+    // Outside every file's range: every level-0 file and one file of
+    // each other level passed over.
+    counts.range_skipped[0] = static_cast<uint32_t>(v->meta[0].size());
+    for (int level = 1; level < kNumLevels; ++level) {
+      counts.range_skipped[level] = v->meta[level].empty() ? 0 : 1;
+    }
+    Flush(counts, kNumLevels - 1);
+    return LookupResult();
+  }
+  const uint64_t key_prefix = Prefix8(key, common.size());
+  for (const FileMeta& m : v->meta[0]) {
+    if (InRange(m, key_prefix, key)) {
+      candidates.push_back(&m);
+    } else {
+      ++counts.range_skipped[0];
     }
   }
-  // Range skips count for the levels the search reached.
-  auto count_skips = [&](int last_level) {
-    for (int level = 0; level <= last_level; ++level) {
-      if (range_skipped[level] != 0) Bump(counters_[level].range_skipped, range_skipped[level]);
+  for (int level = 1; level < kNumLevels; ++level) {
+    if (v->meta[level].empty()) continue;
+    if (const FileMeta* m = FindFile(*v, level, key_prefix, key)) {
+      candidates.push_back(m);
+    } else {
+      ++counts.range_skipped[level];
     }
-  };
+  }
 
   // 2. Every candidate's filter block in flight at once, probed in one call.
+  const uint64_t hash = KeyHash(key);
   absl::InlinedVector<const BlockedBloomView*, 16> views;
   for (const FileMeta* m : candidates) {
     if (m->filter != nullptr && FilterAllowed(*v, m->file->level)) {
       views.push_back(m->filter);
     }
   }
-  bool maybe[64];
-  std::unique_ptr<bool[]> more;
-  bool* answers = maybe;
-  if (views.size() > 64) {
-    more.reset(new bool[views.size()]);
-    answers = more.get();
-  }
-  ProbeEach(views.data(), views.size(), hash, answers);
+  absl::InlinedVector<bool, 16> answers(views.size());
+  if (!views.empty()) ProbeEach(views.data(), views.size(), hash, answers.data());
 
   // 3. The survivors, newest first, until one answers.
   absl::StatusOr<LookupResult> result = LookupResult();
@@ -251,29 +302,28 @@ absl::StatusOr<LookupResult> TableSet::Get(std::string_view key) const {
     const bool allowed = FilterAllowed(*v, f.level);
     if (m->filter == nullptr || !allowed) {
       if (SearchFile(f, key, hash, allowed, &result)) {
-        count_skips(f.level);
+        Flush(counts, f.level);
         return result;
       }
       continue;
     }
-    LevelCounters& c = counters_[f.level];
-    Bump(c.checked);
+    ++counts.checked[f.level];
     if (!answers[probed++]) {
-      Bump(c.ruled_out);
+      ++counts.ruled_out[f.level];
       continue;
     }
-    Bump(c.positive);
+    ++counts.positive[f.level];
     uint64_t reads = 0;
     result = f.table->GetAfterFilter(key, true, &reads);
-    Bump(c.data_block_reads, reads);
+    counts.reads[f.level] += static_cast<uint32_t>(reads);
     // An error ends the lookup: never guess.
     if (!result.ok() || result->kind != LookupResult::Kind::kNotFound) {
-      if (result.ok()) Bump(c.true_positive);
-      count_skips(f.level);
+      if (result.ok()) ++counts.true_positive[f.level];
+      Flush(counts, f.level);
       return result;
     }
   }
-  count_skips(kNumLevels - 1);
+  Flush(counts, kNumLevels - 1);
   return LookupResult();
 }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "lsmbloom/blocked_bloom.h"
 #include "lsmbloom/filter_policy.h"
 #include "lsmbloom/key_hash.h"
@@ -34,130 +35,8 @@ namespace {
 
 using testing::Entry;
 
-// ---------------------------------------------------------------- JSON
-
-// Just enough JSON to read the tool's output back: a value tree, and a
-// parser that rejects anything malformed.
-struct Json {
-  enum class Type { kNull, kBool, kNumber, kString, kArray, kObject } type = Type::kNull;
-  bool boolean = false;
-  double number = 0;
-  std::string string;
-  std::vector<Json> array;
-  std::map<std::string, Json> object;
-
-  const Json& operator[](const std::string& key) const {
-    static const Json* missing = new Json;
-    auto it = object.find(key);
-    return it == object.end() ? *missing : it->second;
-  }
-  const Json& operator[](size_t i) const { return array.at(i); }
-};
-
-class JsonParser {
- public:
-  explicit JsonParser(const std::string& text) : s_(text) {}
-
-  // False (with *error set) unless the whole text is one JSON value.
-  bool Parse(Json* out, std::string* error) {
-    const bool ok = Value(out) && (SkipSpace(), pos_ == s_.size());
-    if (!ok) *error = "bad JSON near byte " + std::to_string(pos_);
-    return ok;
-  }
-
- private:
-  void SkipSpace() {
-    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-  }
-  bool Eat(char c) {
-    SkipSpace();
-    if (pos_ < s_.size() && s_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-  bool Word(const char* w) {
-    const size_t n = std::strlen(w);
-    if (s_.compare(pos_, n, w) != 0) return false;
-    pos_ += n;
-    return true;
-  }
-  bool String(std::string* out) {
-    if (!Eat('"')) return false;
-    while (pos_ < s_.size() && s_[pos_] != '"') {
-      char c = s_[pos_++];
-      if (static_cast<unsigned char>(c) < 0x20) return false;
-      if (c == '\\') {
-        if (pos_ >= s_.size()) return false;
-        const char e = s_[pos_++];
-        if (e == 'u') {
-          if (pos_ + 4 > s_.size()) return false;
-          c = static_cast<char>(std::stoi(s_.substr(pos_, 4), nullptr, 16));
-          pos_ += 4;
-        } else if (e == 'n') {
-          c = '\n';
-        } else if (e == '"' || e == '\\' || e == '/') {
-          c = e;
-        } else {
-          return false;
-        }
-      }
-      out->push_back(c);
-    }
-    return Eat('"');
-  }
-  bool Number(double* out) {
-    const char* begin = s_.c_str() + pos_;
-    char* end;
-    *out = std::strtod(begin, &end);
-    if (end == begin) return false;
-    pos_ += static_cast<size_t>(end - begin);
-    return true;
-  }
-  bool Value(Json* v) {
-    SkipSpace();
-    if (pos_ >= s_.size()) return false;
-    const char c = s_[pos_];
-    if (c == '{') return Object(v);
-    if (c == '[') return Array(v);
-    if (c == '"') {
-      v->type = Json::Type::kString;
-      return String(&v->string);
-    }
-    if (Word("true") || Word("false")) {
-      v->type = Json::Type::kBool;
-      v->boolean = s_[pos_ - 1] == 'e' && s_[pos_ - 2] == 'u';
-      return true;
-    }
-    if (Word("null")) return true;
-    v->type = Json::Type::kNumber;
-    return Number(&v->number);
-  }
-  bool Array(Json* v) {
-    v->type = Json::Type::kArray;
-    Eat('[');
-    if (Eat(']')) return true;
-    do {
-      v->array.emplace_back();
-      if (!Value(&v->array.back())) return false;
-    } while (Eat(','));
-    return Eat(']');
-  }
-  bool Object(Json* v) {
-    v->type = Json::Type::kObject;
-    Eat('{');
-    if (Eat('}')) return true;
-    do {
-      std::string key;
-      if (!String(&key) || !Eat(':') || !Value(&v->object[key])) return false;
-    } while (Eat(','));
-    return Eat('}');
-  }
-
-  const std::string& s_;
-  size_t pos_ = 0;
-};
+// The tool's JSON documents, read back with nlohmann::json.
+using Json = nlohmann::json;
 
 // ---------------------------------------------------------------- running
 
@@ -217,11 +96,9 @@ RunResult RunTool(const std::string& args, const std::string& tool = kTool) {
 }
 
 Json ParseJson(const std::string& text) {
-  Json v;
-  std::string error;
-  JsonParser parser(text);
-  EXPECT_TRUE(parser.Parse(&v, &error)) << error << "\n" << text;
-  return v;
+  Json v = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(v.is_discarded()) << "bad JSON:\n" << text;
+  return v.is_discarded() ? Json::object() : v;
 }
 
 // The first entry of the document's "files" array (a copy: it outlives the
@@ -276,8 +153,9 @@ std::string Masked(std::string text, const std::string& path) {
   for (size_t at; (at = text.find(path)) != std::string::npos;) {
     text.replace(at, path.size(), "FILE");
   }
-  return std::regex_replace(text, std::regex("created( +)[0-9]+ \\([^)]*\\)"),
+  text = std::regex_replace(text, std::regex("created( +)[0-9]+ \\([^)]*\\)"),
                             "created$1<time>");
+  return std::regex_replace(text, std::regex("(creation_time +)\"[0-9]+\""), "$1<time>");
 }
 
 class SstInspectTest : public ::testing::Test {
@@ -319,6 +197,28 @@ TEST_F(SstInspectTest, PropsGolden) {
     format version   1
     hash             xxh3-64, seed 0
     predicted fpr    0.115%
+  properties         21, as recorded:
+    lsmbloom.block_size                "256"
+    lsmbloom.compression               "none"
+    lsmbloom.creation_time             <time>
+    lsmbloom.creator                   "lsmbloom"
+    lsmbloom.data_size                 "1322"
+    lsmbloom.filter.keys_added         "63"
+    lsmbloom.filter.params             "blocked bloom v1: 6 probes, 2 blocks of 64 bytes, 63 keys, 16.254 bits/key, hash xxh3-64 seed 0"
+    lsmbloom.filter.policy             "lsmbloom.BlockedBloom.v1"
+    lsmbloom.filter.prefix_extractor   ""
+    lsmbloom.filter.size               "192"
+    lsmbloom.filter.whole_key          "1"
+    lsmbloom.format_version            "2"
+    lsmbloom.largest_user_key          "key059"
+    lsmbloom.num_data_blocks           "5"
+    lsmbloom.num_deletions             "8"
+    lsmbloom.num_entries               "64"
+    lsmbloom.raw_key_size              "381"
+    lsmbloom.raw_value_size            "430"
+    lsmbloom.restart_interval          "16"
+    lsmbloom.smallest_user_key         "apple"
+    lsmbloom.unique_id                 "00c0ffee00c0ffee"
 )");
 }
 
@@ -340,19 +240,32 @@ TEST_F(SstInspectTest, ScanRangeTakesEscapesAndPrintsThem) {
             "\"key000\" @100 value \"value-0\"\n");
 }
 
-TEST_F(SstInspectTest, GetShowsTheNewestEntryAndTheFilterAnswer) {
+TEST_F(SstInspectTest, GetShowsTheNewestEntryTheFileAndTheFilterAnswer) {
   RunResult r = RunTool("get " + Shell(path_) + " apple");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "\"apple\" @7 value \"red\"\nfilter: maybe\n");
-  r = RunTool("get " + Shell(path_) + " banana");
-  EXPECT_EQ(r.out, "\"banana\" @5 deletion\nfilter: maybe\n");
+  EXPECT_EQ(Masked(r.out, path_), "\"apple\" @7 value \"red\"\n  FILE: filter maybe, value @7\n");
   r = RunTool("get " + Shell(path_) + " 'bin\\x01\\xFF'");
-  EXPECT_EQ(r.out, "\"bin\\x01\\xff\" @4 value \"\\x00 \\x22q\\x22 \\x5c\"\nfilter: maybe\n");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(Masked(r.out, path_),
+            "\"bin\\x01\\xff\" @4 value \"\\x00 \\x22q\\x22 \\x5c\"\n"
+            "  FILE: filter maybe, value @4\n");
+}
+
+TEST_F(SstInspectTest, GetOfAKeyWithNoValueExitsOneLikeKvstore) {
+  // A tombstone: the key has no value.
+  RunResult r = RunTool("get " + Shell(path_) + " banana");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(Masked(r.out, path_), "\"banana\" @5 deletion\n  FILE: filter maybe, deletion @5\n");
   r = RunTool("get " + Shell(path_) + " key0005 --json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const Json file = FirstFile(r.out);
-  EXPECT_EQ(file["result"].string, "not_found");
-  EXPECT_TRUE(file["filter"].string == "maybe" || file["filter"].string == "no");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "");
+  const Json doc = ParseJson(r.out);
+  EXPECT_EQ(doc["result"].get<std::string>(), "not_found");
+  EXPECT_TRUE(doc["from"].is_null());
+  EXPECT_FALSE(doc["ok"].get<bool>());
+  const std::string filter = doc["files"][0]["filter"].get<std::string>();
+  EXPECT_TRUE(filter == "maybe" || filter == "no") << filter;
 }
 
 TEST_F(SstInspectTest, VerifyPassesAGoodTable) {
@@ -373,51 +286,54 @@ TEST_F(SstInspectTest, PropsJson) {
   const RunResult r = RunTool("props --json " + Shell(path_));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json doc = ParseJson(r.out);
-  EXPECT_EQ(doc["schema_version"].number, 1);
-  EXPECT_EQ(doc["command"].string, "props");
-  EXPECT_TRUE(doc["ok"].boolean);
+  EXPECT_EQ(doc["schema_version"].get<double>(), 2);
+  EXPECT_EQ(doc["command"].get<std::string>(), "props");
+  EXPECT_TRUE(doc["ok"].get<bool>());
   const Json& file = doc["files"][0];
-  EXPECT_EQ(file["file"].string, path_);
-  EXPECT_EQ(file["entries"].number, 64);
-  EXPECT_EQ(file["deletions"].number, 8);
-  EXPECT_EQ(file["distinct_keys"].number, 63);
-  EXPECT_EQ(file["smallest_key"].string, "apple");
-  EXPECT_EQ(file["data_blocks"].number, 5);
+  EXPECT_EQ(file["file"].get<std::string>(), path_);
+  EXPECT_EQ(file["entries"].get<double>(), 64);
+  EXPECT_EQ(file["deletions"].get<double>(), 8);
+  EXPECT_EQ(file["distinct_keys"].get<double>(), 63);
+  EXPECT_EQ(file["smallest_key"].get<std::string>(), "apple");
+  EXPECT_EQ(file["data_blocks"].get<double>(), 5);
   const Json& filter = file["filter"];
-  EXPECT_EQ(filter["policy"].string, "lsmbloom.BlockedBloom.v1");
-  EXPECT_TRUE(filter["trusted"].boolean);
-  EXPECT_EQ(filter["blocked"]["num_keys"].number, 63);
-  EXPECT_EQ(filter["blocked"]["num_blocks"].number, 2);
-  EXPECT_GT(filter["predicted_fpr"].number, 0);
-  EXPECT_EQ(file["properties"]["lsmbloom.num_entries"].string, "64");
-  EXPECT_EQ(file["format_version"].number, 2);
-  EXPECT_EQ(file["unique_id"].string, "00c0ffee00c0ffee");
-  EXPECT_EQ(file["properties"]["lsmbloom.unique_id"].string, "00c0ffee00c0ffee");
+  EXPECT_EQ(filter["policy"].get<std::string>(), "lsmbloom.BlockedBloom.v1");
+  EXPECT_TRUE(filter["trusted"].get<bool>());
+  EXPECT_EQ(filter["blocked"]["num_keys"].get<double>(), 63);
+  EXPECT_EQ(filter["blocked"]["num_blocks"].get<double>(), 2);
+  EXPECT_GT(filter["predicted_fpr"].get<double>(), 0);
+  EXPECT_EQ(file["properties"]["lsmbloom.num_entries"].get<std::string>(), "64");
+  EXPECT_EQ(file["format_version"].get<double>(), 2);
+  EXPECT_EQ(file["unique_id"].get<std::string>(), "00c0ffee00c0ffee");
+  EXPECT_EQ(file["properties"]["lsmbloom.unique_id"].get<std::string>(), "00c0ffee00c0ffee");
 }
 
 TEST_F(SstInspectTest, ScanJsonKeepsEveryByteThroughTheEscapes) {
   const RunResult r = RunTool("scan --json " + Shell(path_) + " --limit=4");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json doc = ParseJson(r.out);
-  const Json& entries = doc["files"][0]["entries"];
-  ASSERT_EQ(entries.array.size(), 4u);
-  EXPECT_TRUE(doc["files"][0]["more"].boolean);
-  EXPECT_EQ(entries[1]["key"].string, "apple");
-  EXPECT_EQ(entries[1]["sequence"].number, 3);
-  EXPECT_EQ(entries[2]["type"].string, "deletion");
-  EXPECT_EQ(entries[3]["key"].string, "bin\\x01\\xff");
-  EXPECT_EQ(entries[3]["value"].string, "\\x00 \\x22q\\x22 \\x5c");
+  const Json& entries = doc["entries"];
+  ASSERT_EQ(entries.size(), 4u);
+  EXPECT_TRUE(doc["more"].get<bool>());
+  EXPECT_EQ(doc["count"].get<double>(), 4);
+  EXPECT_EQ(doc["files"][0]["entries"].get<double>(), 4);
+  EXPECT_EQ(entries[0]["file"].get<std::string>(), path_);
+  EXPECT_EQ(entries[1]["key"].get<std::string>(), "apple");
+  EXPECT_EQ(entries[1]["sequence"].get<double>(), 3);
+  EXPECT_EQ(entries[2]["type"].get<std::string>(), "deletion");
+  EXPECT_EQ(entries[3]["key"].get<std::string>(), "bin\\x01\\xff");
+  EXPECT_EQ(entries[3]["value"].get<std::string>(), "\\x00 \\x22q\\x22 \\x5c");
 }
 
 TEST_F(SstInspectTest, VerifyJson) {
   const RunResult r = RunTool("verify --json " + Shell(path_));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json file = FirstFile(r.out);
-  EXPECT_TRUE(file["ok"].boolean);
-  EXPECT_EQ(file["entries"].number, 64);
-  EXPECT_EQ(file["lookups_ok"].number, 63);
-  EXPECT_EQ(file["filter_keys_checked"].number, 63);
-  EXPECT_EQ(file["problems"].array.size(), 0u);
+  EXPECT_TRUE(file["ok"].get<bool>());
+  EXPECT_EQ(file["entries"].get<double>(), 64);
+  EXPECT_EQ(file["lookups_ok"].get<double>(), 63);
+  EXPECT_EQ(file["filter_keys_checked"].get<double>(), 63);
+  EXPECT_EQ(file["problems"].size(), 0u);
 }
 
 TEST_F(SstInspectTest, FilterJson) {
@@ -425,12 +341,12 @@ TEST_F(SstInspectTest, FilterJson) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json file = FirstFile(r.out);
   const Json& health = file["health"];
-  EXPECT_EQ(health["distinct_hashes"].number, 63);
-  EXPECT_EQ(health["false_negatives"].number, 0);
-  EXPECT_EQ(health["bits_total"].number, 1024);
-  EXPECT_EQ(health["block_load"]["min"].number + health["block_load"]["max"].number, 63);
-  EXPECT_EQ(file["fpr"]["measured"]["generated"].number, 5000);
-  EXPECT_EQ(file["problem"].string, "");
+  EXPECT_EQ(health["distinct_hashes"].get<double>(), 63);
+  EXPECT_EQ(health["false_negatives"].get<double>(), 0);
+  EXPECT_EQ(health["bits_total"].get<double>(), 1024);
+  EXPECT_EQ(health["block_load"]["min"].get<double>() + health["block_load"]["max"].get<double>(), 63);
+  EXPECT_EQ(file["fpr"]["measured"]["generated"].get<double>(), 5000);
+  EXPECT_EQ(file["problem"].get<std::string>(), "");
 }
 
 // ---------------------------------------------------------------- filter
@@ -456,8 +372,8 @@ TEST(SstInspectFilterTest, ProbesPresentInTheTableAreExcluded) {
   const RunResult r = RunTool("filter --json --probes=1000 " + Shell(path));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json measured = FirstFile(r.out)["fpr"]["measured"];
-  EXPECT_EQ(measured["excluded"].number, 5);
-  EXPECT_EQ(measured["absent"].number, 995);
+  EXPECT_EQ(measured["excluded"].get<double>(), 5);
+  EXPECT_EQ(measured["absent"].get<double>(), 995);
 }
 
 TEST(SstInspectFilterTest, HealthOfALargerTableMatchesTheModel) {
@@ -468,21 +384,21 @@ TEST(SstInspectFilterTest, HealthOfALargerTableMatchesTheModel) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json file = FirstFile(r.out);
   const Json& health = file["health"];
-  EXPECT_EQ(health["false_negatives"].number, 0);
-  EXPECT_EQ(health["distinct_hashes"].number, file["filter"]["blocked"]["num_keys"].number);
-  EXPECT_TRUE(health["keys_complete"].boolean);
-  EXPECT_GT(health["fill"].number, 0.3);
-  EXPECT_LT(health["fill"].number, 0.6);
-  const double model = file["fpr"]["model"].number;
-  EXPECT_NEAR(file["fpr"]["from_fill"].number, model, model * 0.25);
+  EXPECT_EQ(health["false_negatives"].get<double>(), 0);
+  EXPECT_EQ(health["distinct_hashes"].get<double>(), file["filter"]["blocked"]["num_keys"].get<double>());
+  EXPECT_TRUE(health["keys_complete"].get<bool>());
+  EXPECT_GT(health["fill"].get<double>(), 0.3);
+  EXPECT_LT(health["fill"].get<double>(), 0.6);
+  const double model = file["fpr"]["model"].get<double>();
+  EXPECT_NEAR(file["fpr"]["from_fill"].get<double>(), model, model * 0.25);
   const Json& measured = file["fpr"]["measured"];
-  EXPECT_GT(measured["fpr"].number, model / 2);
-  EXPECT_LT(measured["fpr"].number, model * 2);
-  EXPECT_LE(measured["low"].number, measured["fpr"].number);
-  EXPECT_GE(measured["high"].number, measured["fpr"].number);
+  EXPECT_GT(measured["fpr"].get<double>(), model / 2);
+  EXPECT_LT(measured["fpr"].get<double>(), model * 2);
+  EXPECT_LE(measured["low"].get<double>(), measured["fpr"].get<double>());
+  EXPECT_GE(measured["high"].get<double>(), measured["fpr"].get<double>());
   double blocks = 0;
-  for (const Json& bin : health["block_load"]["histogram"].array) blocks += bin["blocks"].number;
-  EXPECT_EQ(blocks, file["filter"]["blocked"]["num_blocks"].number);
+  for (const Json& bin : health["block_load"]["histogram"]) blocks += bin["blocks"].get<double>();
+  EXPECT_EQ(blocks, file["filter"]["blocked"]["num_blocks"].get<double>());
 
   // The text report shows the histogram and says how absence is ensured.
   r = RunTool("filter --probes=1000 " + Shell(path));
@@ -500,12 +416,12 @@ TEST(SstInspectFilterTest, PrefixFiltersAreRecomputedAndVerified) {
   RunResult r = RunTool("filter --json --probes=100 " + Shell(path));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json file = FirstFile(r.out);
-  EXPECT_TRUE(file["health"]["keys_complete"].boolean);
-  EXPECT_EQ(file["health"]["distinct_hashes"].number,
-            file["filter"]["blocked"]["num_keys"].number);
+  EXPECT_TRUE(file["health"]["keys_complete"].get<bool>());
+  EXPECT_EQ(file["health"]["distinct_hashes"].get<double>(),
+            file["filter"]["blocked"]["num_keys"].get<double>());
   r = RunTool("verify --json " + Shell(path));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_GT(FirstFile(r.out)["filter_prefixes_checked"].number, 0);
+  EXPECT_GT(FirstFile(r.out)["filter_prefixes_checked"].get<double>(), 0);
 }
 
 TEST(SstInspectFilterTest, TablesWithoutABlockedFilter) {
@@ -525,7 +441,7 @@ TEST(SstInspectFilterTest, TablesWithoutABlockedFilter) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("not checked: no trusted filter"), std::string::npos) << r.out;
   r = RunTool("get " + Shell(none) + " " + entries[0].key);
-  EXPECT_NE(r.out.find("filter: none"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(": filter none, value"), std::string::npos) << r.out;
 
   r = RunTool("props " + Shell(classic));
   EXPECT_NE(r.out.find("classic bloom v1"), std::string::npos) << r.out;
@@ -657,9 +573,9 @@ TEST_F(SstInspectDamageTest, VerifyNamesEveryDamagedDataBlockNotJustTheFirst) {
   EXPECT_NE(r.out.find("data block 4 at offset "), std::string::npos) << r.out;
   const RunResult j = RunTool("verify --json " + Shell(bad_path_));
   const Json file = FirstFile(j.out);
-  EXPECT_FALSE(file["ok"].boolean);
-  EXPECT_EQ(file["data_blocks_checked"].number, 5);
-  EXPECT_EQ(file["damaged_data_blocks"].number, 2);
+  EXPECT_FALSE(file["ok"].get<bool>());
+  EXPECT_EQ(file["data_blocks_checked"].get<double>(), 5);
+  EXPECT_EQ(file["damaged_data_blocks"].get<double>(), 2);
 }
 
 TEST_F(SstInspectDamageTest, DataBlockCorruptionNamesTheBlockOffset) {
@@ -740,8 +656,20 @@ TEST(SstInspectPlacementTest, VerifyNamesSwappedBlocksAndWhereEachBelongs) {
             std::string::npos)
       << r.out;
   const Json file = FirstFile(RunTool("verify --json " + Shell(path)).out);
-  EXPECT_FALSE(file["ok"].boolean);
-  EXPECT_EQ(file["damaged_data_blocks"].number, 2);
+  EXPECT_FALSE(file["ok"].get<bool>());
+  EXPECT_EQ(file["damaged_data_blocks"].get<double>(), 2);
+
+  // The block dump names them too, and still lists every other block.
+  const RunResult b = RunTool("blocks --json " + Shell(path));
+  EXPECT_EQ(b.exit_code, 1);
+  EXPECT_NE(b.err.find("2 damaged data blocks"), std::string::npos) << b.err;
+  const Json blocks = FirstFile(b.out);
+  ASSERT_EQ(blocks["data_blocks"].size(), data.size());
+  EXPECT_NE(blocks["data_blocks"][i]["error"].get<std::string>().find(
+                "misplaced: intact, but written for offset " + std::to_string(data[j].begin)),
+            std::string::npos)
+      << b.out;
+  EXPECT_EQ(blocks["data_blocks"][i == 0 ? 1 : 0]["error"].get<std::string>(), "");
 }
 
 // The filter policy of the built-in blocked Bloom filter, by name and
@@ -795,11 +723,11 @@ TEST(SstInspectMismatchTest, FilterMissingKeysIsCaughtByVerifyFilterAndGet) {
   RunResult r = RunTool("verify --json " + Shell(path));
   EXPECT_EQ(r.exit_code, 1);
   const Json v = FirstFile(r.out);
-  EXPECT_FALSE(v["ok"].boolean);
-  EXPECT_EQ(v["false_negative_count"].number, ruled_out.size());
-  ASSERT_EQ(v["false_negatives"].array.size(), 20u);
-  EXPECT_EQ(v["false_negatives"][0]["key"].string, ruled_out[0]);
-  EXPECT_GE(v["false_negatives"][0]["filter_block"].number, 0);
+  EXPECT_FALSE(v["ok"].get<bool>());
+  EXPECT_EQ(v["false_negative_count"].get<double>(), ruled_out.size());
+  ASSERT_EQ(v["false_negatives"].size(), 20u);
+  EXPECT_EQ(v["false_negatives"][0]["key"].get<std::string>(), ruled_out[0]);
+  EXPECT_GE(v["false_negatives"][0]["filter_block"].get<double>(), 0);
   EXPECT_EQ(CountLines(r.err), 1u) << r.err;
 
   r = RunTool("verify " + Shell(path));
@@ -811,12 +739,13 @@ TEST(SstInspectMismatchTest, FilterMissingKeysIsCaughtByVerifyFilterAndGet) {
   r = RunTool("filter --probes=100 --json " + Shell(path));
   EXPECT_EQ(r.exit_code, 1);
   const Json f = FirstFile(r.out);
-  EXPECT_EQ(f["health"]["false_negatives"].number, ruled_out.size());
-  EXPECT_NE(f["problem"].string.find("false negatives"), std::string::npos);
+  EXPECT_EQ(f["health"]["false_negatives"].get<double>(), ruled_out.size());
+  EXPECT_NE(f["problem"].get<std::string>().find("false negatives"), std::string::npos);
 
   r = RunTool("get " + Shell(path) + " " + ruled_out[0]);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.out.find("filter: no -- FALSE NEGATIVE"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(": filter no, value @"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("-- FALSE NEGATIVE"), std::string::npos) << r.out;
 }
 
 // A policy no reader knows: the table works unfiltered, which is not damage.
@@ -848,7 +777,8 @@ TEST(SstInspectMismatchTest, UnknownPolicyIsAWarningNotAProblem) {
 // problem exit status, for every command that reads `path`.
 void ExpectFileError(const std::string& path, const std::string& reason,
                      const std::string& tool = kTool) {
-  for (const std::string command : {"props", "filter", "verify", "scan", "get"}) {
+  for (const std::string command :
+       {"props", "blocks", "sizes", "filter", "verify", "scan", "get"}) {
     const std::string args =
         command + " " + Shell(path) + (command == "get" ? " somekey" : "");
     const RunResult r = RunTool(args, tool);
@@ -861,15 +791,16 @@ void ExpectFileError(const std::string& path, const std::string& reason,
     const RunResult j = RunTool(args + " --json", tool);
     EXPECT_EQ(j.exit_code, 1);
     const Json doc = ParseJson(j.out);
-    EXPECT_FALSE(doc["ok"].boolean);
-    EXPECT_NE(doc["files"][0]["error"].string.find(reason), std::string::npos) << j.out;
+    EXPECT_FALSE(doc["ok"].get<bool>());
+    EXPECT_NE(doc["files"][0]["error"].get<std::string>().find(reason), std::string::npos) << j.out;
   }
 }
 
 TEST_F(SstInspectTest, BadFilesGiveOneLineAndNonZeroExit) {
   ExpectFileError(TempPath("does_not_exist.sst"), "No such file");
-  ExpectFileError(std::getenv("TEST_TMPDIR") != nullptr ? std::getenv("TEST_TMPDIR") : "/tmp",
-                  "is a directory");
+  const std::string empty_dir = TempPath("no_tables");
+  std::filesystem::create_directories(empty_dir);
+  ExpectFileError(empty_dir, "no *.sst files");
 
   const std::string garbage = TempPath("garbage.sst");
   WriteFile(garbage, std::string(5000, 'g'));
@@ -879,8 +810,14 @@ TEST_F(SstInspectTest, BadFilesGiveOneLineAndNonZeroExit) {
   const std::string truncated = TempPath("truncated.sst");
   WriteFile(truncated, good.substr(0, good.size() / 2));
   ExpectFileError(truncated, "bad magic");
-  WriteFile(truncated, good.substr(0, good.size() - 1));
-  ExpectFileError(truncated, "bad magic");
+  // Cut short by a few bytes, or appended to: the footer is still there to
+  // say so, rather than "bad magic".
+  for (size_t cut : {1, 5, 8}) {
+    WriteFile(truncated, good.substr(0, good.size() - cut));
+    ExpectFileError(truncated, "file looks truncated: it ends " + std::to_string(cut) + " byte");
+  }
+  WriteFile(truncated, good + "xyz");
+  ExpectFileError(truncated, "followed by 3 extra bytes");
   WriteFile(truncated, good.substr(0, 20));
   ExpectFileError(truncated, "too short");
   WriteFile(truncated, "");
@@ -921,9 +858,9 @@ TEST_F(SstInspectTest, OneBadFileAmongGoodOnesFailsOnlyItself) {
   }
   EXPECT_EQ(reports, 2u) << r.out;
   const Json doc = ParseJson(RunTool("verify --json " + Shell(path_) + " " + Shell(missing)).out);
-  ASSERT_EQ(doc["files"].array.size(), 2u);
-  EXPECT_TRUE(doc["files"][0]["ok"].boolean);
-  EXPECT_NE(doc["files"][1]["error"].string, "");
+  ASSERT_EQ(doc["files"].size(), 2u);
+  EXPECT_TRUE(doc["files"][0]["ok"].get<bool>());
+  EXPECT_NE(doc["files"][1]["error"].get<std::string>(), "");
 }
 
 TEST_F(SstInspectTest, UsageErrorsGiveOneLineAndExitTwo) {
@@ -932,7 +869,9 @@ TEST_F(SstInspectTest, UsageErrorsGiveOneLineAndExitTwo) {
       "frobnicate " + Shell(path_),            // Unknown command.
       "props",                                 // Missing FILE.
       "get " + Shell(path_),                   // Missing KEY.
-      "scan " + Shell(path_) + " " + Shell(path_),  // Too many.
+      "get " + Shell(path_) + " --hex 6",      // Odd hex.
+      "scan " + Shell(path_) + " --from b --to a",  // An empty range, backwards.
+      "scan " + Shell(path_) + " --count-only=maybe",  // Bad boolean.
       "props --bogus " + Shell(path_),         // Unknown flag.
       "props --probes=5 " + Shell(path_),      // Flag of another command.
       "filter --probes=lots " + Shell(path_),  // Bad value.
@@ -951,7 +890,8 @@ TEST_F(SstInspectTest, UsageErrorsGiveOneLineAndExitTwo) {
 }
 
 TEST(SstInspectHelpTest, EveryCommandHasHelp) {
-  for (const std::string command : {"props", "filter", "verify", "scan", "get"}) {
+  for (const std::string command :
+       {"props", "blocks", "sizes", "filter", "verify", "scan", "get"}) {
     for (const std::string& args : {command + " --help", "help " + command, command + " -h"}) {
       const RunResult r = RunTool(args);
       EXPECT_EQ(r.exit_code, 0) << args;
@@ -962,11 +902,263 @@ TEST(SstInspectHelpTest, EveryCommandHasHelp) {
   }
   const RunResult r = RunTool("--help");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* command : {"props", "filter", "verify", "scan", "get"}) {
+  for (const char* command : {"props", "blocks", "sizes", "filter", "verify", "scan", "get"}) {
     EXPECT_NE(r.out.find(std::string("  ") + command + " "), std::string::npos) << r.out;
   }
   EXPECT_NE(RunTool("filter --help").out.find("--probes"), std::string::npos);
   EXPECT_NE(RunTool("scan --help").out.find("--limit"), std::string::npos);
+}
+
+
+TEST(SstInspectHelpTest, VersionPrintsAndExitsZero) {
+  const RunResult r = RunTool("--version");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out.rfind("sst_inspect (lsmbloom)", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("schema_version 2"), std::string::npos) << r.out;
+}
+
+// ---------------------------------------------------------------- blocks, sizes
+
+TEST_F(SstInspectTest, BlocksListsEveryDataBlockTheIndexAndTheMetaIndex) {
+  RunResult r = RunTool("blocks --json " + Shell(path_));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json file = FirstFile(r.out);
+  const Json& data = file["data_blocks"];
+  const Json& index = file["index"];
+  ASSERT_EQ(data.size(), 5u);
+  ASSERT_EQ(index.size(), 5u);
+  double entries = 0, offset = 0;
+  for (size_t i = 0; i < data.size(); ++i) {
+    EXPECT_EQ(data[i]["number"].get<double>(), i);
+    EXPECT_EQ(data[i]["error"].get<std::string>(), "");
+    EXPECT_EQ(data[i]["compression"].get<std::string>(), "none");
+    // Blocks follow each other, each with its 9-byte trailer.
+    EXPECT_EQ(data[i]["offset"].get<double>(), offset);
+    offset += data[i]["stored_size"].get<double>() + 9;
+    EXPECT_EQ(data[i]["raw_size"].get<double>(), data[i]["stored_size"].get<double>());
+    EXPECT_GE(data[i]["restarts"].get<double>(), 1);
+    EXPECT_EQ(index[i]["offset"].get<double>(), data[i]["offset"].get<double>());
+    EXPECT_GE(index[i]["separator"].get<std::string>(), data[i]["last_key"].get<std::string>());
+    entries += data[i]["entries"].get<double>();
+  }
+  EXPECT_EQ(entries, 64);
+  EXPECT_EQ(data[0]["first_key"].get<std::string>(), "apple");
+  EXPECT_EQ(data[0]["first_sequence"].get<double>(), 7);
+  EXPECT_EQ(data[4]["last_key"].get<std::string>(), "key059");
+  const Json& meta = file["metaindex"];
+  ASSERT_EQ(meta.size(), 2u);
+  EXPECT_EQ(meta[0]["name"].get<std::string>(), "filter.lsmbloom.BlockedBloom.v1");
+  EXPECT_EQ(meta[0]["offset"].get<double>(), 1344);
+  EXPECT_EQ(meta[1]["name"].get<std::string>(), "lsmbloom.properties");
+  EXPECT_EQ(meta[1]["offset"].get<double>(), 1545);
+
+  r = RunTool("blocks " + Shell(path_));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"apple\" @7 .. "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("index entries"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"lsmbloom.properties\" -> offset 1545, 814 bytes"), std::string::npos)
+      << r.out;
+}
+
+TEST(SstInspectSizesTest, SizesGiveKeyAndValueStatisticsAndWhatEachCompressionWouldStore) {
+  std::vector<Entry> entries;
+  for (int i = 0; i < 2000; ++i) {
+    char key[32];
+    std::snprintf(key, sizeof(key), "user%06d", i);
+    // Compressible values of 10 to 109 bytes.
+    entries.push_back({key, 1, EntryType::kValue, std::string(10 + i % 100, 'a' + i % 3)});
+  }
+  const std::string path = TempPath("sizes.sst");
+  TableOptions options;
+  options.compression = Compression::kSnappy;
+  WriteTable(path, entries, options);
+  RunResult r = RunTool("sizes --json " + Shell(path));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json file = FirstFile(r.out);
+  EXPECT_EQ(file["keys"]["count"].get<double>(), 2000);
+  EXPECT_EQ(file["keys"]["min"].get<double>(), 10);
+  EXPECT_EQ(file["keys"]["max"].get<double>(), 10);
+  EXPECT_EQ(file["values"]["min"].get<double>(), 10);
+  EXPECT_EQ(file["values"]["max"].get<double>(), 109);
+  EXPECT_NEAR(file["values"]["mean"].get<double>(), 59.5, 0.01);
+  double in_bins = 0;
+  for (const Json& bin : file["values"]["histogram"]) in_bins += bin["count"].get<double>();
+  EXPECT_EQ(in_bins, 2000);
+  EXPECT_EQ(file["compression"].get<std::string>(), "snappy");
+  const Json& re = file["recompress"];
+  const double raw = file["data_raw_bytes"].get<double>();
+  EXPECT_EQ(re["none"]["stored_bytes"].get<double>(), raw);
+  // Recompressing with what the table was written with gives what it holds.
+  EXPECT_EQ(re["snappy"]["stored_bytes"].get<double>(), file["data_stored_bytes"].get<double>());
+  EXPECT_LT(re["zstd"]["stored_bytes"].get<double>(), raw / 2);
+  EXPECT_GT(file["block_entries"]["count"].get<double>(), 1);
+  r = RunTool("sizes " + Shell(path));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("recompressed       none"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("entries per block"), std::string::npos) << r.out;
+}
+
+// ---------------------------------------------------------------- scan modes
+
+TEST_F(SstInspectTest, HexWritesAndReadsKeysAndValuesAsHexDigits) {
+  RunResult r = RunTool("scan --hex " + Shell(path_) + " --limit 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "6170706c65 @7 value 726564\n");
+  r = RunTool("get --hex " + Shell(path_) + " 62696e01ff");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "62696e01ff @4 value 0020227122205c");
+  r = RunTool("scan --hex --json " + Shell(path_) + " --from 62696e --to 6b6579303030");
+  const Json doc = ParseJson(r.out);
+  ASSERT_EQ(doc["entries"].size(), 1u);
+  EXPECT_EQ(doc["entries"][0]["value"].get<std::string>(), "0020227122205c");
+}
+
+TEST_F(SstInspectTest, ScanKeysOnlyAndCountOnly) {
+  RunResult r = RunTool("scan --keys-only " + Shell(path_) + " --limit 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "\"apple\" @7 value\n\"apple\" @3 value\n");
+  r = RunTool("scan --count-only " + Shell(path_));
+  EXPECT_EQ(r.out, "64\n");
+  r = RunTool("scan --count-only " + Shell(path_) + " --from key010 --to key020");
+  EXPECT_EQ(r.out, "10\n");
+  r = RunTool("scan --count-only --json " + Shell(path_) + " --from key010 --to key010");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(ParseJson(r.out)["count"].get<double>(), 0);
+}
+
+// ---------------------------------------------------------------- many files
+
+// Three tables of one store, numbered as kvstore names them; 10 is newer
+// than 9 although it sorts before it as text.
+class SstInspectLsmTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = TempPath("lsm");
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    Write("000009.sst", {{"apple", 1, EntryType::kValue, "old"},
+                         {"cherry", 2, EntryType::kValue, "c2"}});
+    Write("000010.sst", {{"apple", 5, EntryType::kValue, "new"},
+                         {"banana", 6, EntryType::kDeletion, ""}});
+    Write("000011.sst", {{"banana", 9, EntryType::kValue, "b9"}});
+    WriteFile(dir_ + "/MANIFEST", "not a table, and not read");
+  }
+  void Write(const std::string& name, const std::vector<Entry>& entries) {
+    WriteTable(dir_ + "/" + name, entries, TableOptions());
+  }
+  std::string dir_;
+};
+
+TEST_F(SstInspectLsmTest, GetReadsADirectoryNewestFileFirst) {
+  RunResult r = RunTool("get " + Shell(dir_) + " apple");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Masked(r.out, dir_),
+            "\"apple\" @5 value \"new\"\n"
+            "  FILE/000011.sst: filter no, not found\n"
+            "  FILE/000010.sst: filter maybe, value @5\n");
+  r = RunTool("get --json " + Shell(dir_) + " banana");
+  EXPECT_EQ(r.exit_code, 0);
+  const Json doc = ParseJson(r.out);
+  EXPECT_EQ(doc["value"].get<std::string>(), "b9");
+  EXPECT_EQ(doc["from"].get<std::string>(), dir_ + "/000011.sst");
+  ASSERT_EQ(doc["files"].size(), 1u);
+  // Files named one by one are put in the same order.
+  r = RunTool("get " + Shell(dir_ + "/000009.sst") + " " + Shell(dir_ + "/000010.sst") + " apple");
+  EXPECT_NE(r.out.find("\"apple\" @5 value \"new\""), std::string::npos) << r.out;
+  r = RunTool("get " + Shell(dir_) + " durian");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "\"durian\" not found");
+}
+
+TEST_F(SstInspectLsmTest, ScanMergesFilesInKeyOrderNewestVersionFirst) {
+  const RunResult r = RunTool("scan " + Shell(dir_));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Masked(r.out, dir_),
+            "FILE/000010.sst: \"apple\" @5 value \"new\"\n"
+            "FILE/000009.sst: \"apple\" @1 value \"old\"\n"
+            "FILE/000011.sst: \"banana\" @9 value \"b9\"\n"
+            "FILE/000010.sst: \"banana\" @6 deletion\n"
+            "FILE/000009.sst: \"cherry\" @2 value \"c2\"\n");
+  EXPECT_EQ(RunTool("scan --count-only " + Shell(dir_) + " --from b").out, "3\n");
+}
+
+TEST_F(SstInspectLsmTest, PropsFilterAndVerifySummariseAcrossFiles) {
+  RunResult r = RunTool("props --json " + Shell(dir_));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json doc = ParseJson(r.out);
+  EXPECT_EQ(doc["files"].size(), 3u);
+  EXPECT_EQ(doc["summary"]["files"].get<double>(), 3);
+  EXPECT_EQ(doc["summary"]["entries"].get<double>(), 5);
+  EXPECT_EQ(doc["summary"]["smallest_key"].get<std::string>(), "apple");
+  EXPECT_EQ(doc["summary"]["largest_key"].get<std::string>(), "cherry");
+  r = RunTool("verify " + Shell(dir_));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("total: 3 files: 3 OK, 0 FAILED, 0 unreadable; 5 entries"),
+            std::string::npos) << r.out;
+  r = RunTool("filter --json --probes=100 " + Shell(dir_));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  doc = ParseJson(r.out);
+  EXPECT_EQ(doc["summary"]["checked"].get<double>(), 3);
+  EXPECT_GE(doc["summary"]["absent"].get<double>(), 300);
+}
+
+TEST_F(SstInspectLsmTest, RelativePathsResolveAgainstTheBazelRunDirectory) {
+  // `bazel run` starts the tool in its runfiles and says where the user was.
+  const std::string tool =
+      "BUILD_WORKING_DIRECTORY=" + Shell(dir_) + " " + std::filesystem::absolute(kTool).string();
+  RunResult r = RunTool("props 000009.sst", tool);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "000009.sst");
+  r = RunTool("scan --count-only .", tool);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "5\n");
+  WriteFile(dir_ + "/keys.txt", "apple\nzebra\n");
+  r = RunTool("filter --json --probes=0 --range-probes=0 --keys-from keys.txt 000009.sst", tool);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(FirstFile(r.out)["fpr"]["keys_file"]["excluded"].get<double>(), 1);
+  // Absolute paths and a missing file are as they were.
+  r = RunTool("props " + Shell(dir_ + "/000010.sst"), tool);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = RunTool("props missing.sst", tool);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("sst_inspect: missing.sst: ", 0), 0u) << r.err;
+}
+
+// ---------------------------------------------------------------- filter probes
+
+TEST(SstInspectFilterTest, ProbesInsideTheKeyRangeAndFromAKeysFile) {
+  const std::vector<Entry> entries = testing::MakeEntries(20000, 1);
+  const std::string path = TempPath("probes.sst");
+  WriteTable(path, entries, TableOptions());
+  const std::string keys = TempPath("probe_keys.txt");
+  std::string text;
+  for (int i = 0; i < 300; ++i) text += entries[i * 7].key + "\n";  // Present.
+  for (int i = 0; i < 700; ++i) text += "absent-key-" + std::to_string(i) + "\n";
+  WriteFile(keys, text);
+  RunResult r = RunTool("filter --json --probes=0 --range-probes=3000 --keys-from " +
+                        Shell(keys) + " " + Shell(path));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json fpr = FirstFile(r.out)["fpr"];
+  EXPECT_TRUE(fpr["measured"].is_null());
+  const Json& in = fpr["in_range"];
+  EXPECT_EQ(in["generated"].get<double>(), 3000);
+  EXPECT_EQ(in["excluded"].get<double>(), 0);
+  EXPECT_LT(in["fpr"].get<double>(), 0.05);
+  const Json& file = fpr["keys_file"];
+  EXPECT_EQ(file["generated"].get<double>(), 1000);
+  EXPECT_EQ(file["excluded"].get<double>(), 300);
+  EXPECT_EQ(file["absent"].get<double>(), 700);
+  r = RunTool("filter --probes=0 --range-probes=100 " + Shell(path));
+  EXPECT_NE(r.out.find("measured inside the key range"), std::string::npos) << r.out;
+  // A keys file that cannot be read or parsed.
+  r = RunTool("filter --keys-from " + Shell(TempPath("no_such_keys.txt")) + " " + Shell(path));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(CountLines(r.err), 1u) << r.err;
+  WriteFile(keys, "bad\\q\n");
+  r = RunTool("filter --keys-from " + Shell(keys) + " " + Shell(path));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(":1: bad escape"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -130,10 +130,14 @@ Json ReportJson(const Style& style, const std::string& shown, const BlocksReport
 
 int RunBlocks(const Options& o, const std::vector<InputFile>& files, Json* doc) {
   bool ok = true;
+  // Over a directory of many tables, a line for the files done so far.
+  Progress done(o.style.progress && files.size() > 1, "blocks", files.size(), "files");
   for (size_t i = 0; i < files.size(); ++i) {
+    done.Force(i);
     absl::StatusOr<InspectedTable> t = InspectedTable::Open(files[i].path);
     absl::StatusOr<BlocksReport> r =
         t.ok() ? Read(o, files[i], *t) : absl::StatusOr<BlocksReport>(t.status());
+    done.Clear();  // Before anything is printed.
     if (!r.ok()) {
       (*doc)["files"].push_back(FileError(files[i].shown, r.status()));
       ok = false;

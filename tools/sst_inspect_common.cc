@@ -207,8 +207,11 @@ Progress::Progress(bool enabled, std::string what, uint64_t total, std::string u
       units_(std::move(units)),
       next_(absl::Now() + absl::Seconds(1)) {}
 
-Progress::~Progress() {
+Progress::~Progress() { Clear(); }
+
+void Progress::Clear() {
   if (printed_) std::fprintf(stderr, "\r\033[K");
+  printed_ = false;
 }
 
 void Progress::MaybePrint(uint64_t done) {

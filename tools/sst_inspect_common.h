@@ -94,9 +94,12 @@ class Progress {
   void Update(uint64_t done) {
     if (enabled_ && (done & 255) == 0) MaybePrint(done);
   }
+  // As Update, whatever `done` is.
   void Force(uint64_t done) {
     if (enabled_) MaybePrint(done);
   }
+  // Erases the line, if one is shown, before other output.
+  void Clear();
 
  private:
   void MaybePrint(uint64_t done);

@@ -231,10 +231,14 @@ int RunFilter(const Options& o, const std::vector<InputFile>& files, Json* doc) 
   }
   bool ok = true;
   uint64_t checked = 0, failed = 0, filter_bytes = 0, filter_keys = 0, fp = 0, absent = 0;
+  // Over a directory of many tables, a line for the files done so far.
+  Progress done(o.style.progress && files.size() > 1, "filter", files.size(), "files");
   for (size_t i = 0; i < files.size(); ++i) {
+    done.Force(i);
     absl::StatusOr<InspectedTable> t = InspectedTable::Open(files[i].path);
     absl::StatusOr<FilterReport> r =
         t.ok() ? Analyze(o, files[i], *t, user_keys) : absl::StatusOr<FilterReport>(t.status());
+    done.Clear();  // Before anything is printed.
     if (!r.ok()) {
       (*doc)["files"].push_back(FileError(files[i].shown, r.status()));
       ok = false;

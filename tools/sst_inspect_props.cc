@@ -205,8 +205,12 @@ Json FilterJson(const FilterView& f) {
 int RunProps(const Options& o, const std::vector<InputFile>& files, Json* doc) {
   bool ok = true;
   Totals totals;
+  // Over a directory of many tables, a line for the files done so far.
+  Progress done(o.style.progress && files.size() > 1, "props", files.size(), "files");
   for (size_t i = 0; i < files.size(); ++i) {
+    done.Force(i);
     absl::StatusOr<InspectedTable> t = InspectedTable::Open(files[i].path);
+    done.Clear();  // Before anything is printed.
     if (!t.ok()) {
       (*doc)["files"].push_back(FileError(files[i].shown, t.status()));
       ok = false;

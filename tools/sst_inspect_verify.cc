@@ -85,9 +85,13 @@ Json ReportJson(const Style& style, const std::string& shown, const VerifyReport
 
 int RunVerify(const Options& o, const std::vector<InputFile>& files, Json* doc) {
   uint64_t passed = 0, failed = 0, unreadable = 0, entries = 0;
+  // Over a directory of many tables, a line for the files done so far.
+  Progress done(o.style.progress && files.size() > 1, "verify", files.size(), "files");
   for (size_t i = 0; i < files.size(); ++i) {
+    done.Force(i);
     const InputFile& file = files[i];
     absl::StatusOr<InspectedTable> t = InspectedTable::Open(file.path);
+    done.Clear();  // Before anything is printed.
     if (!t.ok()) {
       (*doc)["files"].push_back(FileError(file.shown, t.status()));
       unreadable++;

@@ -2,7 +2,8 @@
 
 Call lsmbloom_dependencies() from a WORKSPACE. It provides:
   - @system_libs: Debian's Abseil, Highway, xxHash, GoogleTest, Google
-    Benchmark, RocksDB, LevelDB, zstd and snappy, found under /usr.
+    Benchmark, RocksDB, LevelDB, zstd, snappy and nlohmann-json, found under
+    /usr.
   - @rules_cc, @rules_java, @remote_coverage_tools: tiny stand-ins for the
     repositories Bazel 4's own @bazel_tools would otherwise download.
 """

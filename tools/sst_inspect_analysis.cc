@@ -12,208 +12,23 @@
 #include "lsmbloom/bloom_math.h"
 #include "lsmbloom/file.h"
 #include "lsmbloom/key_hash.h"
-#include "tools/sst_inspect_format.h"
+#include <fstream>
 
 namespace lsmbloom {
 namespace inspect {
 
-// ---------------------------------------------------------------- progress
-
-Progress::Progress(bool enabled, std::string what, uint64_t total, std::string units)
-    : enabled_(enabled),
-      what_(std::move(what)),
-      total_(total),
-      units_(std::move(units)),
-      next_(absl::Now() + absl::Seconds(1)) {}
-
-Progress::~Progress() {
-  if (printed_) std::fprintf(stderr, "\r\033[K");
-}
-
-void Progress::MaybePrint(uint64_t done) {
-  const absl::Time now = absl::Now();
-  if (now < next_) return;
-  next_ = now + absl::Seconds(1);
-  const uint64_t percent = total_ == 0 ? 0 : std::min<uint64_t>(100, done * 100 / total_);
-  std::fprintf(stderr, "\r\033[K%s: %llu of %llu %s (%llu%%)", what_.c_str(),
-               static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
-               units_.c_str(), static_cast<unsigned long long>(percent));
-  std::fflush(stderr);
-  printed_ = true;
-}
-
-// ---------------------------------------------------------------- opening
-
 namespace {
-
-// OpenPosixFile's messages start with the path; the caller prints it anyway.
-absl::Status WithoutPath(const absl::Status& status, const std::string& path) {
-  absl::string_view message = status.message();
-  const std::string prefix = path + ": ";
-  if (absl::StartsWith(message, prefix)) message.remove_prefix(prefix.size());
-  return absl::Status(status.code(), message);
-}
-
-absl::StatusOr<std::unique_ptr<Table>> OpenTableFile(const std::string& path,
-                                                     const TableReadOptions& options) {
-  absl::StatusOr<std::unique_ptr<RandomAccessFile>> file = OpenPosixFile(path);
-  if (!file.ok()) return WithoutPath(file.status(), path);
-  return Table::Open(std::move(*file), options);
-}
-
-// The built-in extractor of that name, or null.
-std::shared_ptr<const PrefixExtractor> RecreateExtractor(absl::string_view name) {
-  constexpr absl::string_view kFixed = "lsmbloom.FixedPrefix.";
-  size_t length;
-  if (!absl::StartsWith(name, kFixed) ||
-      !absl::SimpleAtoi(name.substr(kFixed.size()), &length)) {
-    return nullptr;
-  }
-  return NewFixedPrefixExtractor(length);
-}
-
-std::shared_ptr<const FilterPolicy> BuiltinPolicy(const std::string& name) {
-  for (auto policy : {NewBlockedBloomPolicy(), NewClassicBloomPolicy()}) {
-    if (policy->Name() == name) return policy;
-  }
-  return nullptr;
-}
-
-// The reader for any trusted filter: the table's own when it filters whole
-// keys, else one opened on the same bytes.
-void AttachReader(const Table& table, FilterInfo* info) {
-  info->reader = table.whole_key_filter();
-  if (info->reader != nullptr) return;
-  std::shared_ptr<const FilterPolicy> policy = BuiltinPolicy(info->policy);
-  if (policy == nullptr) return;
-  absl::StatusOr<std::unique_ptr<FilterReader>> reader =
-      policy->NewReader(table.filter_bytes());
-  if (!reader.ok()) return;
-  info->own_reader = std::move(*reader);
-  info->reader = info->own_reader.get();
-}
-
-void AttachBlockedView(const Table& table, FilterInfo* info) {
-  if (info->policy != kBlockedBloomPolicyName) return;
-  const std::string_view bytes = table.filter_bytes();
-  absl::StatusOr<BlockedBloomReader> reader = BlockedBloomReader::Open(bytes);
-  if (!reader.ok()) return;
-  info->blocked = *reader;
-  info->blocked_format_version = static_cast<uint8_t>(bytes[4]);  // docs/FORMAT.md
-}
-
-void DescribeFilter(const InspectedTable& t, FilterInfo* info) {
-  const Table& table = *t.table;
-  info->policy = Property(table, "lsmbloom.filter.policy");
-  info->status = table.filter_status();
-  info->whole_keys = Property(table, "lsmbloom.filter.whole_key") == "1";
-  info->prefix_extractor = Property(table, "lsmbloom.filter.prefix_extractor");
-  info->prefixes_reproducible = t.prefix_extractor != nullptr;
-  info->size = PropertyUint(table, "lsmbloom.filter.size");
-  info->keys_added = PropertyUint(table, "lsmbloom.filter.keys_added");
-  if (!info->status.ok()) return;
-  AttachReader(table, info);
-  AttachBlockedView(table, info);
-}
-
+// Messages quote keys escaped, whatever the output style.
+constexpr Style kText{};
 }  // namespace
 
-absl::StatusOr<InspectedTable> OpenInspectedTable(const std::string& path) {
-  InspectedTable t;
-  absl::StatusOr<std::unique_ptr<Table>> table = OpenTableFile(path, TableReadOptions());
-  if (!table.ok()) return table.status();
-  const std::string extractor =
-      Property(**table, "lsmbloom.filter.prefix_extractor");
-  t.prefix_extractor = RecreateExtractor(extractor);
-  if (t.prefix_extractor != nullptr) {
-    // Again, now with the extractor, so the table answers prefix queries.
-    TableReadOptions options;
-    options.prefix_extractors.push_back(t.prefix_extractor);
-    table = OpenTableFile(path, options);
-    if (!table.ok()) return table.status();
-  }
-  t.table = std::move(*table);
-  DescribeFilter(t, &t.filter);
-  return t;
-}
-
-uint64_t PropertyUint(const Table& table, const std::string& name) {
-  uint64_t v = 0;
-  if (!absl::SimpleAtoi(Property(table, name), &v)) return 0;
-  return v;
-}
-
-std::string Property(const Table& table, const std::string& name) {
-  auto it = table.properties().find(name);
-  return it == table.properties().end() ? std::string() : it->second;
-}
-
-bool FilterStatusIsProblem(const absl::Status& status) {
-  switch (status.code()) {
-    case absl::StatusCode::kOk:
-    case absl::StatusCode::kNotFound:         // No filter.
-    case absl::StatusCode::kUnimplemented:    // A policy this build lacks.
-    case absl::StatusCode::kInvalidArgument:  // A newer version or hash.
-      return false;
-    default:
-      return true;
-  }
-}
-
-// ---------------------------------------------------------------- keys
-
 namespace {
 
-// Replays what TableBuilder gives its filter: each user key once (when the
-// filter holds whole keys) and each run of equal prefixes once (when it
-// holds prefixes), in entry order.
-class FilterKeyReplay {
- public:
-  FilterKeyReplay(const FilterInfo& filter, const PrefixExtractor* extractor)
-      : whole_keys_(filter.whole_keys), extractor_(extractor) {}
-
-  // Calls fn(key, is_prefix) for each filter key that `user_key`, the
-  // next entry's key, adds.
-  template <typename Fn>
-  void Add(std::string_view user_key, Fn&& fn) {
-    if (whole_keys_ && (!has_key_ || user_key != last_key_)) {
-      fn(user_key, false);
-      last_key_.assign(user_key.data(), user_key.size());
-      has_key_ = true;
-    }
-    if (extractor_ != nullptr && extractor_->InDomain(user_key)) {
-      const std::string_view prefix = extractor_->Transform(user_key);
-      if (!has_prefix_ || prefix != last_prefix_) {
-        fn(prefix, true);
-        last_prefix_.assign(prefix.data(), prefix.size());
-        has_prefix_ = true;
-      }
-    }
-  }
-
- private:
-  const bool whole_keys_;
-  const PrefixExtractor* const extractor_;
-  std::string last_key_, last_prefix_;
-  bool has_key_ = false, has_prefix_ = false;
-};
-
-uint64_t PopCount(std::string_view bytes) {
-  uint64_t n = 0;
-  for (size_t i = 0; i + 8 <= bytes.size(); i += 8) {
-    uint64_t word;
-    std::memcpy(&word, bytes.data() + i, 8);
-    n += static_cast<uint64_t>(__builtin_popcountll(word));
-  }
-  return n;
-}
-
-void MeasureBits(const BlockedBloomReader& reader, FilterHealth* h) {
-  const FilterGeometry& g = reader.geometry();
-  const std::string_view bits = reader.bits();
+void MeasureBits(const FilterView& f, FilterHealth* h) {
+  const FilterGeometry& g = f.blocked()->geometry();
   double fpr_sum = 0;
   for (uint64_t b = 0; b < g.num_blocks; ++b) {
-    const uint64_t set = PopCount(bits.substr(b * 64, 64));
+    const uint64_t set = static_cast<uint64_t>(f.BitsSetInBlock(b));
     h->bits_set += set;
     fpr_sum += FprFromFill(static_cast<double>(set) / kBlockBits, g.num_probes);
   }
@@ -266,8 +81,8 @@ absl::StatusOr<std::vector<uint64_t>> FilterKeyHashes(const InspectedTable& t,
                                                       Progress* progress,
                                                       uint64_t* entries) {
   std::vector<uint64_t> hashes;
-  FilterKeyReplay replay(t.filter, t.prefix_extractor.get());
-  std::unique_ptr<TableIterator> it = t.table->NewIterator();
+  FilterKeys replay(t);
+  std::unique_ptr<TableIterator> it = t.table().NewIterator();
   *entries = 0;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     progress->Update(++*entries);
@@ -285,18 +100,19 @@ absl::StatusOr<std::vector<uint64_t>> FilterKeyHashes(const InspectedTable& t,
 
 absl::StatusOr<FilterHealth> AnalyzeBlockedFilter(const InspectedTable& t,
                                                   Progress* progress) {
-  const BlockedBloomReader& reader = *t.filter.blocked;
+  const FilterView& f = t.filter();
+  const BlockedBloomReader& reader = *f.blocked();
   const FilterGeometry& g = reader.geometry();
   FilterHealth h;
-  MeasureBits(reader, &h);
+  MeasureBits(f, &h);
   absl::StatusOr<std::vector<uint64_t>> hashes =
       FilterKeyHashes(t, g.hash, progress, &h.entries);
   if (!hashes.ok()) return hashes.status();
   h.distinct_hashes = hashes->size();
-  h.keys_complete = t.filter.prefix_extractor.empty() || t.filter.prefixes_reproducible;
+  h.keys_complete = f.prefix_extractor().empty() || f.prefixes_reproducible();
   std::vector<uint64_t> loads(g.num_blocks, 0);
   for (uint64_t hash : *hashes) {
-    if (g.num_blocks > 0) loads[FilterBlockOf(hash, g.num_blocks)]++;
+    if (g.num_blocks > 0) loads[f.BlockOfHash(hash)]++;
     if (!reader.MayMatchHash(hash)) h.false_negatives++;
   }
   MeasureLoads(loads, &h);
@@ -335,11 +151,14 @@ std::string ProbeKey(uint64_t i) {
 }
 
 absl::StatusOr<ProbeResult> MeasureFpr(const Table& table, const FilterReader& reader,
-                                       uint64_t count) {
+                                       uint64_t count,
+                                       const std::function<std::string(uint64_t)>& key_of,
+                                       Progress* progress) {
   ProbeResult r;
   r.generated = count;
   for (uint64_t i = 0; i < count; ++i) {
-    const std::string key = ProbeKey(i);
+    progress->Update(i);
+    const std::string key = key_of(i);
     // Unfiltered, so a filter that wrongly says "no" cannot vouch for absence.
     absl::StatusOr<LookupResult> found = table.GetAfterFilter(key, false);
     if (!found.ok()) return found.status();
@@ -355,6 +174,50 @@ absl::StatusOr<ProbeResult> MeasureFpr(const Table& table, const FilterReader& r
   return r;
 }
 
+absl::StatusOr<std::vector<std::string>> InRangeKeys(const InspectedTable& t,
+                                                     uint64_t count) {
+  std::vector<std::string> keys;
+  const uint64_t entries = t.table().num_entries();
+  if (count == 0 || entries == 0) return keys;
+  const std::string_view largest = t.table().largest_user_key();
+  // Every step-th entry's key gets count / sampled suffixes.
+  const uint64_t sampled = std::min(count, entries);
+  const uint64_t step = entries / sampled;
+  std::unique_ptr<TableIterator> it = t.table().NewIterator();
+  uint64_t i = 0;
+  for (it->SeekToFirst(); it->Valid() && keys.size() < count; it->Next(), ++i) {
+    if (i % step != 0) continue;
+    const std::string_view user_key = it->entry().user_key;
+    for (uint64_t j = 0; j < (count + sampled - 1) / sampled && keys.size() < count; ++j) {
+      std::string key(user_key);
+      key.push_back('\0');
+      absl::StrAppendFormat(&key, "%08x", static_cast<uint32_t>(Mix64(i * 1000003 + j)));
+      if (key <= largest) keys.push_back(std::move(key));
+    }
+  }
+  if (!it->status().ok()) return it->status();
+  return keys;
+}
+
+absl::StatusOr<std::vector<std::string>> ReadKeyFile(const Style& style,
+                                                     const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the keys file"));
+  std::vector<std::string> keys;
+  std::string line;
+  for (uint64_t n = 1; std::getline(in, line); ++n) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    absl::StatusOr<std::string> key = ParseBytes(style, line);
+    if (!key.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", n, ": ", key.status().message()));
+    }
+    keys.push_back(std::move(*key));
+  }
+  return keys;
+}
+
 // ---------------------------------------------------------------- verify
 
 namespace {
@@ -362,10 +225,7 @@ namespace {
 class Verifier {
  public:
   Verifier(const InspectedTable& t, VerifyReport* report)
-      : t_(t),
-        filter_(t.filter),
-        report_(report),
-        replay_(t.filter, t.prefix_extractor.get()) {}
+      : t_(t), filter_(t.filter()), report_(report), replay_(t) {}
 
   void CheckFilterStatus();
   void CheckDataBlocks(Progress* progress);
@@ -385,9 +245,9 @@ class Verifier {
   void CheckFilter(std::string_view key, bool is_prefix);
 
   const InspectedTable& t_;
-  const FilterInfo& filter_;
+  const FilterView& filter_;
   VerifyReport* report_;
-  FilterKeyReplay replay_;
+  FilterKeys replay_;
   bool read_all_ = false;
   std::string prev_key_, first_key_;
   uint64_t prev_tag_ = 0;
@@ -396,16 +256,16 @@ class Verifier {
 };
 
 void Verifier::CheckFilterStatus() {
-  const absl::Status& s = filter_.status;
-  report_->filter_used = filter_.reader != nullptr;
-  if (report_->filter_used && !filter_.prefix_extractor.empty() &&
-      !filter_.prefixes_reproducible) {
+  const absl::Status& s = filter_.status();
+  report_->filter_used = filter_.reader() != nullptr;
+  if (report_->filter_used && !filter_.prefix_extractor().empty() &&
+      !filter_.prefixes_reproducible()) {
     report_->warnings.push_back(absl::StrCat("prefixes not checked: this tool cannot ",
                                              "recompute those of ",
-                                             filter_.prefix_extractor));
+                                             filter_.prefix_extractor()));
   }
   if (s.ok() || s.code() == absl::StatusCode::kNotFound) return;
-  if (FilterStatusIsProblem(s)) {
+  if (filter_.damaged()) {
     AddProblem("filter", absl::StrCat("filter untrusted, so lookups go unfiltered: ",
                                       s.message()));
   } else {
@@ -422,8 +282,8 @@ bool Verifier::CheckOrder(const TableEntry& e) {
     const int c = std::string_view(prev_key_).compare(e.user_key);
     if (c > 0 || (c == 0 && tag >= prev_tag_)) {
       AddProblem("order", absl::StrCat("entry ", report_->entries, " ",
-                                       Quoted(e.user_key), " @", e.sequence,
-                                       " is not after ", Quoted(prev_key_), " @",
+                                       Quoted(kText, e.user_key), " @", e.sequence,
+                                       " is not after ", Quoted(kText, prev_key_), " @",
                                        prev_tag_ >> 8));
     }
   }
@@ -433,7 +293,7 @@ bool Verifier::CheckOrder(const TableEntry& e) {
 }
 
 void Verifier::CheckLookup(const TableEntry& e) {
-  absl::StatusOr<LookupResult> got = t_.table->GetAfterFilter(e.user_key, false);
+  absl::StatusOr<LookupResult> got = t_.table().GetAfterFilter(e.user_key, false);
   const LookupResult::Kind want = e.type == EntryType::kValue
                                       ? LookupResult::Kind::kFound
                                       : LookupResult::Kind::kDeleted;
@@ -450,37 +310,36 @@ void Verifier::CheckLookup(const TableEntry& e) {
     report_->lookups_ok++;
     return;
   }
-  AddProblem("lookup", absl::StrCat("lookup of ", Quoted(e.user_key),
+  AddProblem("lookup", absl::StrCat("lookup of ", Quoted(kText, e.user_key),
                                     " (newest entry @", e.sequence, ") gave ", wrong));
 }
 
 void Verifier::CheckFilter(std::string_view key, bool is_prefix) {
   filter_keys_++;
-  if (filter_.blocked.has_value()) {
-    hashes_.push_back(KeyHash(key, filter_.blocked->geometry().hash));
+  if (filter_.blocked() != nullptr) {
+    hashes_.push_back(KeyHash(key, filter_.blocked()->geometry().hash));
   }
   if (!report_->filter_used) return;
   (is_prefix ? report_->filter_prefixes_checked : report_->filter_keys_checked)++;
-  if (filter_.reader->KeyMayMatch(key)) return;
+  if (filter_.reader()->KeyMayMatch(key)) return;
   report_->false_negative_count++;
   if (report_->false_negatives.size() >= VerifyReport::kMaxListed) return;
   FalseNegative fn{std::string(key), is_prefix, -1};
-  if (filter_.blocked.has_value()) {
-    const FilterGeometry& g = filter_.blocked->geometry();
-    fn.filter_block = static_cast<int64_t>(FilterBlockOf(hashes_.back(), g.num_blocks));
+  if (filter_.blocked() != nullptr) {
+    fn.filter_block = static_cast<int64_t>(filter_.BlockOfHash(hashes_.back()));
   }
   report_->false_negatives.push_back(std::move(fn));
 }
 
 void Verifier::CheckDataBlocks(Progress* progress) {
-  absl::StatusOr<std::vector<BlockLocation>> blocks = t_.table->DataBlocks();
+  absl::StatusOr<std::vector<BlockLocation>> blocks = t_.table().DataBlocks();
   if (!blocks.ok()) {
     AddProblem("index", std::string(blocks.status().message()));
     return;
   }
   for (size_t i = 0; i < blocks->size(); ++i) {
     const BlockLocation& b = (*blocks)[i];
-    const absl::Status s = t_.table->CheckDataBlock(b);
+    const absl::Status s = t_.table().CheckDataBlock(b);
     report_->data_blocks_checked++;
     progress->Update(report_->data_blocks_checked);
     if (s.ok()) continue;
@@ -497,7 +356,7 @@ void Verifier::CheckDataBlocks(Progress* progress) {
 }
 
 void Verifier::ReadEntries(Progress* progress) {
-  std::unique_ptr<TableIterator> it = t_.table->NewIterator();
+  std::unique_ptr<TableIterator> it = t_.table().NewIterator();
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     const TableEntry e = it->entry();
     const bool new_key = CheckOrder(e);
@@ -535,38 +394,38 @@ void Verifier::ReadEntries(Progress* progress) {
 
 void Verifier::CheckProperties() {
   if (!read_all_) return;  // Counts of a partial read mean nothing.
-  const Table& table = *t_.table;
-  report_->data_blocks = PropertyUint(table, "lsmbloom.num_data_blocks");
+  const Table& table = t_.table();
+  report_->data_blocks = t_.PropertyUint("lsmbloom.num_data_blocks");
   auto expect = [&](const char* what, uint64_t recorded, uint64_t found) {
     if (recorded == found) return;
     AddProblem("properties", absl::StrCat("properties record ", recorded, " ", what,
                                           ", the table holds ", found));
   };
   expect("entries", table.num_entries(), report_->entries);
-  expect("deletions", PropertyUint(table, "lsmbloom.num_deletions"), report_->deletions);
+  expect("deletions", t_.PropertyUint("lsmbloom.num_deletions"), report_->deletions);
   const std::string last_key = prev_key_;
   if (report_->entries > 0 && (table.smallest_user_key() != first_key_ ||
                                table.largest_user_key() != last_key)) {
     AddProblem("properties",
-               absl::StrCat("properties record keys ", Quoted(table.smallest_user_key()),
-                            " .. ", Quoted(table.largest_user_key()),
-                            ", the table holds ", Quoted(first_key_), " .. ",
-                            Quoted(last_key)));
+               absl::StrCat("properties record keys ", Quoted(kText, table.smallest_user_key()),
+                            " .. ", Quoted(kText, table.largest_user_key()),
+                            ", the table holds ", Quoted(kText, first_key_), " .. ",
+                            Quoted(kText, last_key)));
   }
 }
 
 void Verifier::CheckFilterKeyCount() {
-  if (!read_all_ || filter_.policy.empty()) return;
-  if (!filter_.prefix_extractor.empty() && !filter_.prefixes_reproducible) return;
-  if (filter_.keys_added != filter_keys_) {
-    AddProblem("properties", absl::StrCat("properties record ", filter_.keys_added,
+  if (!read_all_ || filter_.policy().empty()) return;
+  if (!filter_.prefix_extractor().empty() && !filter_.prefixes_reproducible()) return;
+  if (filter_.keys_added() != filter_keys_) {
+    AddProblem("properties", absl::StrCat("properties record ", filter_.keys_added(),
                                           " keys added to the filter, the table's "
                                           "entries give ", filter_keys_));
   }
-  if (!filter_.blocked.has_value()) return;
+  if (filter_.blocked() == nullptr) return;
   std::sort(hashes_.begin(), hashes_.end());
   hashes_.erase(std::unique(hashes_.begin(), hashes_.end()), hashes_.end());
-  const uint64_t recorded = filter_.blocked->geometry().num_keys;
+  const uint64_t recorded = filter_.blocked()->geometry().num_keys;
   if (recorded != hashes_.size()) {
     AddProblem("filter", absl::StrCat("the filter's header counts ", recorded,
                                       " keys; the table's keys hash to ",

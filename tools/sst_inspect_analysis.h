@@ -1,8 +1,8 @@
 // What sst_inspect computes about a table, apart from how it is printed:
-// opening a table with everything needed to look at its filter, the health
-// of a blocked Bloom filter measured against the table's own keys, a
-// false-positive measurement on keys verified absent, and a full
-// verification pass.
+// the health of a blocked Bloom filter measured against the table's own
+// keys, false-positive measurements on keys verified absent, and a full
+// verification pass. Everything about the file itself comes from
+// lsmbloom/inspect.h.
 
 #ifndef LSMBLOOM_TOOLS_SST_INSPECT_ANALYSIS_H_
 #define LSMBLOOM_TOOLS_SST_INSPECT_ANALYSIS_H_
@@ -16,86 +16,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/time/time.h"
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/filter_policy.h"
-#include "lsmbloom/options.h"
-#include "lsmbloom/table.h"
+#include <functional>
+#include "lsmbloom/inspect.h"
+#include "tools/sst_inspect_common.h"
 
 namespace lsmbloom {
 namespace inspect {
-
-inline constexpr char kBlockedBloomPolicyName[] = "lsmbloom.BlockedBloom.v1";
-
-// Reports how far a long pass over a table has come: on stderr, at most
-// about once a second, overwriting one line; nothing when disabled.
-class Progress {
- public:
-  // `what` names the pass ("verify t.sst"); `total` `units` are expected.
-  Progress(bool enabled, std::string what, uint64_t total,
-           std::string units = "entries");
-  ~Progress();  // Clears the line if one was written.
-  Progress(const Progress&) = delete;
-  Progress& operator=(const Progress&) = delete;
-
-  // Cheap enough to call once per entry.
-  void Update(uint64_t done) {
-    if (enabled_ && (done & 1023) == 0) MaybePrint(done);
-  }
-
- private:
-  void MaybePrint(uint64_t done);
-
-  bool enabled_;
-  std::string what_;
-  uint64_t total_;
-  std::string units_;
-  absl::Time next_;
-  bool printed_ = false;
-};
-
-// A table's filter as this tool sees it.
-struct FilterInfo {
-  std::string policy;            // As recorded; empty when the table has none.
-  absl::Status status;           // Table::filter_status().
-  bool whole_keys = false;       // Holds whole user keys.
-  std::string prefix_extractor;  // Also holds prefixes by this extractor, if set.
-  bool prefixes_reproducible = false;  // This tool can recompute those prefixes.
-  uint64_t size = 0;             // Bytes of the filter block.
-  uint64_t keys_added = 0;       // Keys (and prefixes) the builder was given.
-
-  // Set only when the filter is trusted (status OK).
-  const FilterReader* reader = nullptr;
-  std::optional<BlockedBloomReader> blocked;  // When it is a blocked Bloom filter.
-  int blocked_format_version = 0;
-  std::unique_ptr<FilterReader> own_reader;  // Backs `reader` if the table has none.
-};
-
-// An open table plus what it takes to inspect its filter.
-struct InspectedTable {
-  std::unique_ptr<Table> table;
-  // The extractor its prefix filter was written with, when this tool can
-  // recreate it (lsmbloom.FixedPrefix.N); else null.
-  std::shared_ptr<const PrefixExtractor> prefix_extractor;
-  FilterInfo filter;
-};
-
-// Opens `path`. Errors carry the reason alone, without the path.
-absl::StatusOr<InspectedTable> OpenInspectedTable(const std::string& path);
-
-// A numeric property, 0 when missing or malformed; a string property, "" when
-// missing.
-uint64_t PropertyUint(const Table& table, const std::string& name);
-std::string Property(const Table& table, const std::string& name);
-
-// Whether a filter status means the file is damaged (the filter is corrupt),
-// rather than that it has no filter or one this build cannot read.
-bool FilterStatusIsProblem(const absl::Status& status);
-
-// The filter block a hash selects (docs/FORMAT.md).
-inline uint64_t FilterBlockOf(uint64_t hash, uint64_t num_blocks) {
-  return ((hash >> 32) * num_blocks) >> 32;
-}
 
 // ---------------------------------------------------------------- filter
 
@@ -122,12 +48,22 @@ struct FilterHealth {
   std::vector<LoadBin> histogram;
 };
 
-// REQUIRES: t.filter.blocked is set.
+// REQUIRES: t.filter().blocked().
 absl::StatusOr<FilterHealth> AnalyzeBlockedFilter(const InspectedTable& t,
                                                   Progress* progress);
 
 // The probe keys: "sst_inspect.probe." and 16 hex digits, fixed per index.
 std::string ProbeKey(uint64_t i);
+
+// Up to `count` keys inside the table's key range that it does not hold: a
+// table key (sampled evenly) followed by a 0 byte and 8 hex digits, kept
+// when at most the largest key. Such keys share prefixes with real ones.
+absl::StatusOr<std::vector<std::string>> InRangeKeys(const InspectedTable& t,
+                                                     uint64_t count);
+
+// Keys from a file, one per line, written as ShowBytes writes them.
+absl::StatusOr<std::vector<std::string>> ReadKeyFile(const Style& style,
+                                                     const std::string& path);
 
 struct ProbeResult {
   uint64_t generated = 0;
@@ -137,11 +73,13 @@ struct ProbeResult {
   double fpr = 0, low = 0, high = 0;  // Measured, with a 95% Wilson interval.
 };
 
-// Probes `reader` with `count` ProbeKey()s. Each is first looked up in the
-// table without the filter (index and data block), and only those verified
-// absent count.
+// Probes `reader` with key(0) .. key(count - 1). Each is first looked up in
+// the table without the filter (index and data block), and only those
+// verified absent count.
 absl::StatusOr<ProbeResult> MeasureFpr(const Table& table, const FilterReader& reader,
-                                       uint64_t count);
+                                       uint64_t count,
+                                       const std::function<std::string(uint64_t)>& key,
+                                       Progress* progress);
 
 // ---------------------------------------------------------------- verify
 

@@ -29,6 +29,7 @@ class Block {
   Block& operator=(Block&&) = default;
 
   size_t size() const { return data_.size(); }
+  uint32_t num_restarts() const { return num_restarts_; }
 
   class Iterator {
    public:

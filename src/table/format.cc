@@ -148,38 +148,90 @@ absl::StatusOr<Footer> Footer::Decode(std::string_view footer, uint64_t footer_o
   return f;
 }
 
+namespace {
+
+// Whether `tail`, the bytes from a would-be footer's start, hold its first
+// 56 bytes with a checksum that holds for a footer at `footer_offset`.
+bool FooterChecksumHolds(std::string_view tail, uint64_t footer_offset) {
+  if (tail.size() < 56) return false;
+  const uint32_t version = DecodeFixed32(tail.data() + 40);
+  return DecodeFixed64(tail.data() + 48) ==
+         XXH3_64bits_withSeed(tail.data(), 48, FooterSeed(version, footer_offset));
+}
+
+}  // namespace
+
+std::string ExplainMissingMagic(const RandomAccessFile& file) {
+  constexpr uint64_t kMaxExtra = 64, kMaxMissing = 8;
+  const uint64_t size = file.Size();
+  const uint64_t start = size > kFooterSize + kMaxExtra ? size - kFooterSize - kMaxExtra : 0;
+  std::string scratch(size - start, '\0');
+  std::string_view tail;
+  if (!file.Read(start, scratch.size(), &scratch[0], &tail).ok() ||
+      tail.size() != size - start) {
+    return "";
+  }
+  char magic[8];
+  for (int i = 0; i < 8; ++i) magic[i] = static_cast<char>(kTableMagic >> (8 * i));
+  // Cut short by `missing` bytes: the footer began at size + missing - 64,
+  // and the file ends with the first 8 - missing bytes of the magic.
+  for (uint64_t missing = 1; missing <= kMaxMissing; ++missing) {
+    if (size + missing < kFooterSize || size + missing - kFooterSize < start) continue;
+    const uint64_t at = size + missing - kFooterSize;
+    const std::string_view footer = tail.substr(at - start);
+    if (footer.substr(56) == std::string_view(magic, 8 - missing) &&
+        FooterChecksumHolds(footer, at)) {
+      return absl::StrCat("file looks truncated: it ends ", missing, " byte",
+                          missing == 1 ? "" : "s", " short of its table footer (a table of ",
+                          size + missing, " bytes, cut to ", size, ")");
+    }
+  }
+  for (uint64_t extra = 1; extra <= kMaxExtra; ++extra) {
+    if (size < kFooterSize + extra || size - kFooterSize - extra < start) break;
+    const uint64_t at = size - kFooterSize - extra;
+    const std::string_view footer = tail.substr(at - start, kFooterSize);
+    if (DecodeFixed64(footer.data() + 56) == kTableMagic && FooterChecksumHolds(footer, at)) {
+      return absl::StrCat("a table of ", size - extra, " bytes followed by ", extra,
+                          " extra bytes (the file was appended to)");
+    }
+  }
+  return "";
+}
+
+absl::StatusOr<Compression> CompressForStorage(std::string_view raw,
+                                               Compression compression,
+                                               std::string* out) {
+  if (compression == Compression::kSnappy) {
+    snappy::Compress(raw.data(), raw.size(), out);
+  } else if (compression == Compression::kZstd) {
+    out->resize(ZSTD_compressBound(raw.size()));
+    const size_t n = ZSTD_compress(&(*out)[0], out->size(), raw.data(), raw.size(),
+                                   /*level=*/3);
+    if (ZSTD_isError(n)) {
+      return absl::InternalError(absl::StrCat("zstd: ", ZSTD_getErrorName(n)));
+    }
+    out->resize(n);
+  } else {
+    return Compression::kNone;
+  }
+  // Not worth decompressing on every read unless it saves 1/8.
+  if (out->size() < raw.size() - raw.size() / 8) return compression;
+  return Compression::kNone;
+}
+
 absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset,
                                        std::string_view raw, BlockKind kind,
                                        Compression compression,
                                        const TableContext& context) {
   if (kind != BlockKind::kData) compression = Compression::kNone;
   std::string compressed;
-  std::string_view body = raw;
-  Compression used = Compression::kNone;
-  if (compression == Compression::kSnappy) {
-    snappy::Compress(raw.data(), raw.size(), &compressed);
-    used = Compression::kSnappy;
-  } else if (compression == Compression::kZstd) {
-    compressed.resize(ZSTD_compressBound(raw.size()));
-    const size_t n = ZSTD_compress(&compressed[0], compressed.size(), raw.data(),
-                                   raw.size(), /*level=*/3);
-    if (ZSTD_isError(n)) {
-      return absl::InternalError(absl::StrCat("zstd: ", ZSTD_getErrorName(n)));
-    }
-    compressed.resize(n);
-    used = Compression::kZstd;
-  }
-  if (used != Compression::kNone) {
-    if (compressed.size() < raw.size() - raw.size() / 8) {
-      body = compressed;
-    } else {
-      used = Compression::kNone;  // Not worth decompressing on every read.
-    }
-  }
+  absl::StatusOr<Compression> used = CompressForStorage(raw, compression, &compressed);
+  if (!used.ok()) return used.status();
+  const std::string_view body = *used == Compression::kNone ? raw : compressed;
   if (offset + body.size() + kBlockTrailerSize >= kMaxTableSize) {
     return absl::InvalidArgumentError("table: a table is limited to 2^56 bytes");
   }
-  const char type = static_cast<char>(used);
+  const char type = static_cast<char>(*used);
   std::string trailer(1, type);
   PutFixed64(&trailer, BlockChecksum(body, type, kind, offset, context));
   absl::Status s = file->Append(body);
@@ -254,6 +306,7 @@ absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
   if (!s.ok()) return s;
   const std::string_view body = bytes.substr(0, handle.size);
   const char type = bytes[handle.size];
+  contents.compression = static_cast<Compression>(type);
   if (verify_checksum && DecodeFixed64(bytes.data() + handle.size + 1) !=
                              BlockChecksum(body, type, kind, handle.offset, context)) {
     return Corrupt(kind, absl::StrCat(

@@ -94,6 +94,12 @@ struct Footer {
   static absl::StatusOr<Footer> Decode(std::string_view footer, uint64_t footer_offset);
 };
 
+// For a file whose last 8 bytes are not the magic: why it may still be a
+// table, or "" if it does not look like one. "looks truncated" when it ends
+// 1 to 8 bytes short of a footer whose checksum holds; "extra bytes" when
+// such a footer ends up to 64 bytes before the end of the file.
+std::string ExplainMissingMagic(const RandomAccessFile& file);
+
 // A block's bytes after checksum and decompression: either owned, or a view
 // into memory that outlives it (an mmap'd file). Read them through view():
 // a stored view into `owned` would dangle when the struct moves.
@@ -101,10 +107,18 @@ struct BlockContents {
   std::string owned;
   std::string_view mapped;
   bool is_owned = false;
+  Compression compression = Compression::kNone;  // As stored (the trailer's).
   std::string_view view() const { return is_owned ? std::string_view(owned) : mapped; }
 };
 
-// Compresses (data blocks only, when it saves at least 1/8), appends
+// Compresses `raw` with `compression` into *out and returns what to store:
+// `compression` when it saves at least 1/8 (*out holds the bytes), else
+// kNone (store `raw` itself; not worth decompressing on every read).
+absl::StatusOr<Compression> CompressForStorage(std::string_view raw,
+                                               Compression compression,
+                                               std::string* out);
+
+// Compresses (data blocks only, as CompressForStorage decides), appends
 // block + trailer at `offset` of `file`, with the checksum binding it to
 // `kind`, `offset` and the table, and returns the handle.
 absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset,

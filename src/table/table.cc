@@ -167,7 +167,16 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
   if (!s.ok()) return s;
   absl::StatusOr<internal::Footer> footer =
       internal::Footer::Decode(footer_bytes, size - internal::kFooterSize);
-  if (!footer.ok()) return footer.status();
+  if (!footer.ok()) {
+    if (footer.status().message().find("bad magic") == std::string_view::npos) {
+      return footer.status();
+    }
+    // The size does not fit a footer: say when the file is a table cut
+    // short or appended to, rather than no table at all.
+    const std::string why = internal::ExplainMissingMagic(*file);
+    if (why.empty()) return footer.status();
+    return absl::DataLossError(absl::StrCat("table footer: ", why));
+  }
   rep->file = std::move(file);
   rep->context = footer->context;
 

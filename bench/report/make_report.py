@@ -382,6 +382,26 @@ def flb_section(plain, per_target):
           md_table(["measure", "n", "batch", "FLB ns/key", "lsmbloom ns/key",
                     "FLB / lsmbloom", "inline ns/key", "FLB / inline", "target"],
                    rows), ""]
+    # Accuracy at equal bits/key: the difference in standard deviations of
+    # the two samples of absent keys (target: lsmbloom no worse than 2 sigma).
+    frows = []
+    for (measure, impl, args), flb in sorted(by_key.items()):
+        mine = by_key.get((measure, "Lsmbloom", args))
+        if measure != "Fpr" or impl != "Flb" or not mine:
+            continue
+        p, q = mine.counters.get("fpr"), flb.counters.get("fpr")
+        n = mine.counters.get("absent_keys") or flb.counters.get("absent_keys")
+        if p is None or q is None or not n:
+            continue
+        sigma = math.sqrt(p * (1 - p) / n + q * (1 - q) / n)
+        z = (p - q) / sigma if sigma > 0 else 0.0
+        frows.append([sig3(args[0] / 1000), f"{100 * p:.4f}%", f"{100 * q:.4f}%",
+                      f"{z:+.2f}" + (" ✓" if z <= 2 else " ✗"), f"{n:,.0f}"])
+    if frows:
+        md += ["False-positive rates at equal bits/key (lsmbloom's k from its model, "
+               "FLB's from its table):", "",
+               md_table(["bits/key", "lsmbloom FPR", "FLB FPR",
+                         "difference in sigma", "absent keys"], frows), ""]
     # The portable fallback against FLB's portable variant, at the n the
     # per-target runs use.
     scalar = [r for r in per_target if r.target in ("scalar", "emu128")]

@@ -56,7 +56,8 @@ bazel-bin/bench/filter_bench --benchmark_filter="$speed" \
   --benchmark_out="$out/raw/speed.json" "${flags[@]}"
 bazel-bin/bench/filter_bench --benchmark_filter="$accuracy" \
   --benchmark_out="$out/raw/accuracy.json" --benchmark_out_format=json
-/usr/bin/python3 bench/report/make_report.py --out "$out" \
-  --command "tools/bench_vs_flb.sh${quick:+ }$( ((quick)) && echo --quick)" \
+command=tools/bench_vs_flb.sh
+((quick)) && command+=" --quick"
+/usr/bin/python3 bench/report/make_report.py --out "$out" --command "$command" \
   "$out/raw/speed.json" "$out/raw/accuracy.json"
 echo "bench_vs_flb: report in $out/REPORT.md" >&2

@@ -60,7 +60,7 @@ else
   # Repetitions interleaved at random: a slow spell of a noisy machine
   # spreads over every implementation instead of landing on one.
   flags+=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true
-          --benchmark_enable_random_interleaving=true)
+          --benchmark_enable_random_interleaving=true --benchmark_min_time=0.1)
 fi
 
 raws=()

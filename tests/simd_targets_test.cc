@@ -115,6 +115,38 @@ TEST_F(SimdTargetsTest, AllTargetsAnswerLikeTheReferenceSingleAndBatched) {
   }
 }
 
+TEST_F(SimdTargetsTest, ProbeEachAnswersLikeEachFiltersReferenceOnEveryTarget) {
+  // Filters of different k and sizes, and an empty one, probed with one hash.
+  std::vector<std::string> filters;
+  for (int k : {1, 3, 6, 9, 16}) filters.push_back(Build(Hashes(10 + k, 2000 * k), k, 2.0));
+  filters.push_back(Build({}, 6, 10));
+  std::vector<BlockedBloomReader> readers;
+  for (const std::string& f : filters) readers.push_back(*BlockedBloomReader::Open(f));
+  std::vector<BlockedBloomView> views;
+  for (const BlockedBloomReader& r : readers) views.push_back(r.view());
+  std::vector<const BlockedBloomView*> pointers;
+  for (const BlockedBloomView& v : views) pointers.push_back(&v);
+  const std::vector<uint64_t> probes = Hashes(99, 5000);
+  for (const std::string& name : AvailableSimdTargets()) {
+    ASSERT_TRUE(PinSimdTarget(name).ok());
+    size_t mismatches = 0, maybes = 0;
+    for (uint64_t h : probes) {
+      bool out[8];
+      ProbeEach(pointers.data(), pointers.size(), h, out);
+      for (size_t i = 0; i < views.size(); ++i) {
+        const bool expected =
+            views[i].num_blocks != 0 &&
+            internal::ReferenceProbe(views[i].bits, views[i].num_blocks,
+                                     views[i].num_probes, h);
+        maybes += expected;
+        mismatches += out[i] != expected;
+      }
+    }
+    EXPECT_EQ(mismatches, 0u) << name;
+    EXPECT_GT(maybes, 0u);
+  }
+}
+
 TEST_F(SimdTargetsTest, PrefetchingBatchOnALargeFilterMatchesTheReference) {
   // Over 1 MiB of bits, so the reader takes the prefetching path.
   const std::vector<uint64_t> present = Hashes(4, 1200000);

@@ -43,6 +43,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "lsmbloom/lookup.h"
 
 namespace lsmbloom {
 
@@ -107,6 +108,13 @@ absl::StatusOr<FilterAllocation> MinimumFilterMemory(
 // sizes; each bits/key is 0 or in [0.1, 1000].
 double ExpectedFalsePositiveReads(absl::Span<const LevelFilterShape> levels,
                                   absl::Span<const double> bits_per_key);
+
+// The shape of a TableSet's current files, one entry per level (kNumLevels
+// of them): each level's entries as its keys, checks = the file count for
+// level 0 and 1 for every other non-empty level. With it and the stats'
+// filter memory, a caller compares what it has against
+// AllocateFilterMemory or UniformFilterAllocation at the same memory.
+std::vector<LevelFilterShape> FilterShapesOf(const LookupStats& stats);
 
 }  // namespace lsmbloom
 

@@ -340,4 +340,14 @@ double ExpectedFalsePositiveReads(absl::Span<const LevelFilterShape> levels,
   return cost;
 }
 
+std::vector<LevelFilterShape> FilterShapesOf(const LookupStats& stats) {
+  std::vector<LevelFilterShape> shapes;
+  for (size_t level = 0; level < stats.levels.size(); ++level) {
+    const LevelStats& l = stats.levels[level];
+    const double checks = l.files == 0 ? 0 : level == 0 ? static_cast<double>(l.files) : 1;
+    shapes.push_back({l.entries, checks});
+  }
+  return shapes;
+}
+
 }  // namespace lsmbloom

@@ -108,8 +108,10 @@ struct LookupStats {
     return lookups == 0 ? 0.0 : static_cast<double>(fp) / lookups;
   }
   // The model's false-positive reads per absent-key lookup with the current
-  // files: every level-0 file is checked, and one file of each deeper
-  // level (filter_budget.h). Files without a filter count as FPR 0 here.
+  // files, as filter_budget.h counts them: the key is taken to fall in the
+  // range of every level-0 file and of one file of each deeper level (with
+  // level-0 files of disjoint ranges, as sequential loads make, this
+  // overestimates). Files without a filter count as FPR 0 here.
   double PredictedFalsePositiveReads() const {
     double cost = 0;
     for (size_t level = 0; level < levels.size(); ++level) {

@@ -168,6 +168,17 @@ TEST(FilterBudgetTest, ProbesAreWhatTheBuilderPicks) {
   }
 }
 
+TEST(FilterBudgetTest, ProbesMatchTheBuilderAcrossTheWholeRange) {
+  const LevelFilterShape one[] = {{100000, 1}};
+  for (double avg = 0.1; avg <= 30; avg += 0.173) {
+    absl::StatusOr<FilterAllocation> a = AllocateFilterBitsPerKey(one, avg);
+    ASSERT_TRUE(a.ok()) << a.status();
+    const LevelFilterAllocation& l = a->levels[0];
+    if (l.bits_per_key == 0) continue;
+    EXPECT_EQ(l.num_probes, OptimalBlockedProbes(l.bits_per_key)) << l.bits_per_key;
+  }
+}
+
 TEST(FilterBudgetTest, HugeBudgetMakesTheCostTiny) {
   const LevelFilterShape levels[] = {{1000, 4}, {100000, 1}, {10000000, 1}};
   absl::StatusOr<FilterAllocation> a = AllocateFilterMemory(levels, 1e12);

@@ -34,23 +34,27 @@ const Model& TheModel() {
       m->fpr[p] = 1.0;
       m->probes[p] = 0;
     }
-    // The optimal k grows with bits/key; searching near the last one finds
-    // the same k as OptimalBlockedProbes (tested) at a fraction of its cost.
+    // The FPR is unimodal in k and its optimum grows with bits/key: walking
+    // from the last point's k finds the same k as OptimalBlockedProbes
+    // (tested) with about 3 evaluations of the model instead of 16.
     int k = 1;
     for (int p = kMinPoint; p <= kMaxPoint; ++p) {
       const double b = BitsAt(p);
-      int best = std::max(1, k - 2);
-      double best_fpr = BlockedBloomFpr(b, best);
-      for (int c = best + 1; c <= std::min(kMaxProbes, k + 3); ++c) {
-        const double f = BlockedBloomFpr(b, c);
-        if (f < best_fpr) {
-          best = c;
-          best_fpr = f;
-        }
+      double best_fpr = BlockedBloomFpr(b, k);
+      while (k > 1) {
+        const double f = BlockedBloomFpr(b, k - 1);
+        if (f > best_fpr) break;  // Ties go to the smaller k, as there.
+        --k;
+        best_fpr = f;
       }
-      k = best;
+      while (k < kMaxProbes) {
+        const double f = BlockedBloomFpr(b, k + 1);
+        if (!(f < best_fpr)) break;
+        ++k;
+        best_fpr = f;
+      }
       m->fpr[p] = best_fpr;
-      m->probes[p] = best;
+      m->probes[p] = k;
     }
     // Andrew's monotone chain over point 0 and the usable points.
     auto cross = [m](int o, int a, int b) {

@@ -200,6 +200,15 @@ TEST(FilterBudgetTest, TinyBudgetGoesToTheSmallLevelsFirst) {
   EXPECT_LT(a->expected_cost, UniformFilterAllocation(levels, 0.5)->expected_cost - 4);
 }
 
+TEST(FilterBudgetTest, StaysWithinBudgetForExtremeChecksPerKey) {
+  const LevelFilterShape levels[] = {{1, 1e9}, {1000000000000, 1}};
+  for (double bytes : {0.01, 1.0, 1e3, 1e9}) {
+    absl::StatusOr<FilterAllocation> a = AllocateFilterMemory(levels, bytes);
+    ASSERT_TRUE(a.ok()) << a.status();
+    EXPECT_LE(a->memory_bits, 8 * bytes * (1 + 1e-12)) << bytes;
+  }
+}
+
 TEST(FilterBudgetTest, LevelsWithoutKeysOrChecksGetNothing) {
   const LevelFilterShape levels[] = {{0, 3}, {50000, 0}, {100000, 1}};
   absl::StatusOr<FilterAllocation> a = AllocateFilterBitsPerKey(levels, 10);

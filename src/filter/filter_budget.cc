@@ -236,6 +236,9 @@ absl::StatusOr<FilterAllocation> AllocateFilterMemory(
   // between a price at which every level takes 30 bits/key and one at which
   // none takes any.
   double lo = -100, hi = 10;  // Natural logs.
+  while (hi < 700 && MemoryOf(levels, PointsFor(levels, std::exp(hi))) > budget_bits) {
+    hi += 10;  // Levels checked very often per key need a higher price.
+  }
   std::vector<int> points = PointsFor(levels, std::exp(lo));
   if (MemoryOf(levels, points) > budget_bits) {
     for (int iter = 0; iter < 100; ++iter) {

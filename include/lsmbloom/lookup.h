@@ -82,11 +82,13 @@ struct LevelStats {
   uint64_t files_range_skipped = 0;
   // Mean of the files' predicted FPR (0 without filters).
   double predicted_fpr = 0;
-  // False positives among filter checks of keys the file did not have.
-  // (Counters are read one by one while lookups run: clamp, never wrap.)
+  // Filter "maybe"s for keys the file did not have: each one cost a
+  // data-block read for nothing.
   uint64_t false_positives() const {
     return filters_positive - std::min(filters_true_positive, filters_positive);
   }
+  // False positives among filter checks of keys the file did not have.
+  // (Counters are read one by one while lookups run: clamp, never wrap.)
   double observed_fpr() const {
     const uint64_t tp = std::min(filters_true_positive, filters_positive);
     const uint64_t negatives = filters_checked > tp ? filters_checked - tp : 0;

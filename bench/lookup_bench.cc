@@ -10,12 +10,18 @@
 // memtables and files, and its own compactions (which the benchmark waits
 // for) build fewer, deeper files; its labels show the shape it ended with.
 // LSMBLOOM_BENCH_MAX_KEYS caps the key count (default 1,000,000 keys).
+//
+// BM_GetAbsent_FilterMemory_* (issue 16) compare lsmbloom alone, at equal
+// filter memory: 10 bits/key in every level, against that memory split
+// across the levels by filter_budget.h, on the standard shape and on one
+// with a deep last level.
 
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -31,6 +37,7 @@
 #include "leveldb/cache.h"
 #include "leveldb/db.h"
 #include "leveldb/filter_policy.h"
+#include "lsmbloom/filter_budget.h"
 #include "lsmbloom/lookup.h"
 #include "rocksdb/db.h"
 #include "rocksdb/filter_policy.h"
@@ -93,6 +100,83 @@ const TableSet& Ours() {
     return s;
   }();
   return *set;
+}
+
+// ---- lsmbloom: uniform bits/key against a filter memory budget ----
+
+// The same tree written twice: 10 bits/key in every level, and the memory
+// that takes split across the levels by filter_budget.h. Both shapes:
+// the standard one above and one with a deep last level.
+struct BudgetCase {
+  // The same tables twice: timed without counters (as Ours()), and counted.
+  TableSet timed{NoCounters()};
+  TableSet counted;
+  FilterAllocation allocation;  // Budgeted only.
+
+  static LookupOptions NoCounters() {
+    LookupOptions options;
+    options.count_stats = false;
+    return options;
+  }
+};
+
+BudgetCase& Budget(bool deep, bool budgeted) {
+  static BudgetCase* cases[2][2] = {};
+  BudgetCase*& c = cases[deep][budgeted];
+  if (c != nullptr) return *c;
+  c = new BudgetCase;
+  const std::vector<fixture::FileSpec> deep_layout =
+      deep ? fixture::MakeLayout(NumKeys(), 42, fixture::DeepShape())
+           : std::vector<fixture::FileSpec>();
+  const std::vector<fixture::FileSpec>& layout = deep ? deep_layout : TheData().layout;
+  std::array<TableOptions, kNumLevels> options;
+  options.fill(TableOptions());  // 10 bits/key.
+  if (budgeted) {
+    absl::StatusOr<std::array<TableOptions, kNumLevels>> split =
+        fixture::BudgetedTableOptions(layout, 10.0, &c->allocation);
+    if (!split.ok()) Die(std::string(split.status().message()));
+    options = *std::move(split);
+  }
+  const std::string dir = absl::StrCat(TheData().dir, "/budget-", deep ? "deep" : "standard",
+                                       budgeted ? "-budgeted" : "-uniform");
+  ::mkdir(dir.c_str(), 0755);
+  VersionEdit edit;
+  absl::Status st = fixture::WriteTables(layout, dir, options, &edit, {});
+  if (st.ok()) st = c->timed.Apply(edit);
+  if (st.ok()) st = c->counted.Apply(edit);
+  if (!st.ok()) Die(std::string(st.message()));
+  return *c;
+}
+
+// Absent-key Get, timed without counters. Then, untimed (the timer stops
+// with the loop), one counted pass over all the absent keys gives the
+// counters: false-positive data-block reads per lookup (every block read
+// for an absent key is one), the model's prediction, the filter memory.
+void GetAbsentBudget(benchmark::State& state, bool deep, bool budgeted) {
+  BudgetCase& c = Budget(deep, budgeted);
+  const auto& keys = TheData().absent;
+  size_t i = 0, found = 0;
+  for (auto _ : state) {
+    found += c.timed.Get(keys[i++ % kProbes])->kind == LookupResult::Kind::kFound;
+  }
+  benchmark::DoNotOptimize(found);
+  c.counted.ResetStats();
+  for (const std::string& k : keys) found += c.counted.Get(k)->kind == LookupResult::Kind::kFound;
+  if (found != 0) Die("an absent key was found");
+  const LookupStats s = c.counted.stats();
+  uint64_t reads = 0;
+  for (const LevelStats& l : s.levels) reads += l.data_block_reads;
+  state.counters["fp_reads_per_lookup"] = static_cast<double>(reads) / s.lookups;
+  state.counters["predicted_fp_reads"] = s.PredictedFalsePositiveReads();
+  state.counters["filter_MB"] = s.total_filter_bytes / 1e6;
+  state.SetItemsProcessed(state.iterations());
+  std::string label;
+  for (int l = 0; l < kNumLevels; ++l) {
+    if (s.levels[l].files > 0) {
+      absl::StrAppend(&label, "L", l, ":", absl::SixDigits(s.levels[l].bits_per_key), " ");
+    }
+  }
+  state.SetLabel(absl::StrCat("bits/key ", label));
 }
 
 // ---- RocksDB and LevelDB: same writes, their own compactions ----
@@ -314,6 +398,16 @@ void LoadLatencyFloor(benchmark::State& state) {
 void RegisterAll() {
   benchmark::RegisterBenchmark("BM_LoadLatency_Floor", LoadLatencyFloor)
       ->Arg(static_cast<int64_t>(NumKeys()));
+  for (bool deep : {false, true}) {
+    for (bool budgeted : {false, true}) {
+      const std::string name = absl::StrCat("BM_GetAbsent_FilterMemory_",
+                                            deep ? "DeepShape" : "StandardShape", "_",
+                                            budgeted ? "Budgeted" : "Uniform10");
+      benchmark::RegisterBenchmark(name.c_str(), [deep, budgeted](benchmark::State& s) {
+        GetAbsentBudget(s, deep, budgeted);
+      })->Arg(static_cast<int64_t>(NumKeys()));
+    }
+  }
   for (bool present : {false, true}) {
     const std::string kind = present ? "Present" : "Absent";
     const uint64_t n = NumKeys();

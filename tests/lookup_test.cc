@@ -2,6 +2,8 @@
 
 #include "lsmbloom/lookup.h"
 
+#include "lsmbloom/filter_budget.h"
+
 #include <atomic>
 #include <deque>
 #include <map>
@@ -287,6 +289,54 @@ TEST(LookupTest, CountersShowFiltersSkippingFilesAtAboutThePredictedRate) {
   }
   EXPECT_EQ(s.total_filter_bytes,
             s.levels[0].filter_bytes + s.levels[1].filter_bytes + s.levels[2].filter_bytes);
+}
+
+TableOptions WithBitsPerKey(double bits) {
+  BlockedBloomOptions filter;
+  filter.bits_per_key = bits;
+  TableOptions options;
+  options.filter_policy = NewBlockedBloomPolicy(filter);
+  return options;
+}
+
+TEST(LookupTest, StatsShowEachLevelsBitsPerKeyAndFalsePositiveReadsAsPredicted) {
+  Lsm lsm;
+  std::vector<Entry> l0a, l0b, l1, l2;
+  for (int i = 0; i < 60000; ++i) {
+    const std::string key = testing::TableKey(2 * i);
+    l2.push_back(Put(key, 1, "v"));
+    if (i % 3 == 0) l1.push_back(Put(key, 2, "v"));
+    if (i % 12 == 0 || i == 59999) l0a.push_back(Put(key, 3, "v"));
+    if (i % 12 == 6 || i == 0) l0b.push_back(Put(key, 4, "v"));
+  }
+  lsm.AddFile(2, l2, WithBitsPerKey(12));
+  lsm.AddFile(1, l1, WithBitsPerKey(4));
+  lsm.AddFile(0, l0a, WithBitsPerKey(16));
+  lsm.AddFile(0, l0b, WithBitsPerKey(16));
+  lsm.set.ResetStats();
+  for (int i = 0; i < 60000; ++i) ASSERT_TRUE(lsm.set.Get(testing::TableKey(2 * i + 1)).ok());
+  const LookupStats s = lsm.set.stats();
+  // Filters round up to whole 64-byte blocks: a little above what was asked.
+  EXPECT_NEAR(s.levels[0].bits_per_key, 16, 0.2);
+  EXPECT_NEAR(s.levels[1].bits_per_key, 4, 0.05);
+  EXPECT_NEAR(s.levels[2].bits_per_key, 12, 0.05);
+  EXPECT_EQ(s.levels[2].entries, 60000u);
+  // Every key is absent and in every file's range: all filters are checked.
+  const double predicted = s.PredictedFalsePositiveReads();
+  EXPECT_NEAR(predicted,
+              2 * s.levels[0].predicted_fpr + s.levels[1].predicted_fpr +
+                  s.levels[2].predicted_fpr,
+              1e-12);
+  const double expected_count = predicted * 60000;
+  EXPECT_NEAR(s.false_positives_per_lookup() * 60000, expected_count,
+              6 * std::sqrt(expected_count));
+  // The shape as the budget sees it: level 0's files each count.
+  const std::vector<LevelFilterShape> shapes = FilterShapesOf(s);
+  ASSERT_EQ(shapes.size(), static_cast<size_t>(kNumLevels));
+  EXPECT_EQ(shapes[0].checks, 2);
+  EXPECT_EQ(shapes[1].checks, 1);
+  EXPECT_EQ(shapes[1].num_keys, 20000u);
+  EXPECT_EQ(shapes[3].checks, 0);
 }
 
 TEST(LookupTest, FiltersOffAndLastLevelSkipGiveTheSameAnswers) {

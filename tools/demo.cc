@@ -19,6 +19,9 @@ ABSL_FLAG(std::string, dir, "",
           "directory for the LSM demo's table files (default: a temp dir, removed after)");
 ABSL_FLAG(uint64_t, absent, 4000000, "absent keys probed to measure the FPR");
 ABSL_FLAG(double, bits_per_key, 10.0, "filter bits per key");
+ABSL_FLAG(bool, filter_budget, false,
+          "LSM demo: split the filter memory --bits_per_key would take uniformly "
+          "across the levels to minimise false-positive reads (filter_budget.h)");
 ABSL_FLAG(double, target_fpr, 0.0,
           "if set, pick bits/key for this false-positive rate instead");
 ABSL_FLAG(std::string, simd, "",
@@ -53,6 +56,7 @@ int main(int argc, char** argv) {
     lsm.num_keys = absl::GetFlag(FLAGS_lsm_keys);
     lsm.lookups = absl::GetFlag(FLAGS_lookups);
     lsm.bits_per_key = absl::GetFlag(FLAGS_bits_per_key);
+    lsm.filter_budget = absl::GetFlag(FLAGS_filter_budget);
     lsm.dir = absl::GetFlag(FLAGS_dir);
     if (lsm.num_keys == 0 || lsm.lookups == 0) {
       status = absl::InvalidArgumentError("--lsm_keys and --lookups must be positive");

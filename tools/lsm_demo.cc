@@ -5,13 +5,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "lsmbloom/filter_budget.h"
 #include "lsmbloom/lookup.h"
 #include "lsmbloom/table.h"
 #include "lsmbloom/table_builder.h"
@@ -81,14 +84,24 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
 
   BlockedBloomOptions filter_options;
   filter_options.bits_per_key = options.bits_per_key;
-  TableOptions table_options;
-  table_options.filter_policy = NewBlockedBloomPolicy(filter_options);
-  if (table_options.filter_policy == nullptr) {
+  TableOptions uniform_options;
+  uniform_options.filter_policy = NewBlockedBloomPolicy(filter_options);
+  if (uniform_options.filter_policy == nullptr) {
     return absl::InvalidArgumentError("bad --bits_per_key");
   }
 
   TableSet with_filters, without_filters(LookupOptions{/*use_filters=*/false, false});
   const std::vector<fixture::FileSpec> layout = fixture::MakeLayout(n, 20261202);
+  std::array<TableOptions, kNumLevels> table_options;
+  table_options.fill(uniform_options);
+  if (options.filter_budget) {
+    absl::StatusOr<std::array<TableOptions, kNumLevels>> budgeted =
+        fixture::BudgetedTableOptions(layout, options.bits_per_key, nullptr);
+    if (!budgeted.ok()) return budgeted.status();
+    table_options = *std::move(budgeted);
+    std::printf("filter memory of %.1f bits/key split across the levels "
+                "(--filter_budget)\n", options.bits_per_key);
+  }
   VersionEdit edit;
   const Clock::time_point build_start = Clock::now();
   Clock::time_point last_report = build_start;
@@ -125,6 +138,13 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
   s = TimeLookups(with_filters, present, absent, /*with_multiget=*/false, &on);
   if (!s.ok()) return s;
   const LookupStats stats = with_filters.stats();
+  // Absent keys alone, for the false-positive reads an absent lookup pays.
+  with_filters.ResetStats();
+  for (const std::string& k : absent) {
+    absl::StatusOr<LookupResult> r = with_filters.Get(k);
+    if (!r.ok()) return r.status();
+  }
+  const LookupStats absent_stats = with_filters.stats();
   s = TimeLookups(with_filters, present, absent, /*with_multiget=*/true, &on);
   if (s.ok()) s = TimeLookups(without_filters, present, absent, false, &off);
   if (!s.ok()) return s;
@@ -133,8 +153,8 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
   std::printf("\n%llu lookups of present keys, then %llu of absent keys (filters on):\n",
               static_cast<unsigned long long>(options.lookups),
               static_cast<unsigned long long>(options.lookups));
-  std::printf("%-5s %5s %9s %9s %11s %9s %9s %10s %10s %10s\n", "level", "files",
-              "filter", "checked", "ruled out", "maybe", "had key", "FPR seen",
+  std::printf("%-5s %5s %9s %6s %9s %11s %9s %9s %10s %10s %10s\n", "level", "files",
+              "filter", "bits/k", "checked", "ruled out", "maybe", "had key", "FPR seen",
               "predicted", "blk reads");
   uint64_t saved = 0, reads = 0;
   for (int level = 0; level < kNumLevels; ++level) {
@@ -142,8 +162,9 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
     if (l.files == 0) continue;
     saved += l.filters_ruled_out;
     reads += l.data_block_reads;
-    std::printf("L%-4d %5llu %7.2fMB %9llu %11llu %9llu %9llu %9.3f%% %9.3f%% %10llu\n",
+    std::printf("L%-4d %5llu %7.2fMB %6.2f %9llu %11llu %9llu %9llu %9.3f%% %9.3f%% %10llu\n",
                 level, static_cast<unsigned long long>(l.files), l.filter_bytes / 1e6,
+                l.bits_per_key,
                 static_cast<unsigned long long>(l.filters_checked),
                 static_cast<unsigned long long>(l.filters_ruled_out),
                 static_cast<unsigned long long>(l.filters_positive),
@@ -160,6 +181,22 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
               static_cast<unsigned long long>(reads),
               static_cast<unsigned long long>(reads_off / 1));
   std::printf("filter memory: %.2f MB in total\n", stats.total_filter_bytes / 1e6);
+  // What the same memory would buy spread uniformly, by the same model.
+  const std::vector<LevelFilterShape> shapes = FilterShapesOf(absent_stats);
+  double keys = 0;
+  for (const LevelFilterShape& l : shapes) keys += l.checks > 0 ? l.num_keys : 0;
+  const double uniform_bits =
+      std::min(30.0, std::round(800.0 * stats.total_filter_bytes / keys) / 100.0);
+  absl::StatusOr<FilterAllocation> uniform = UniformFilterAllocation(shapes, uniform_bits);
+  absl::StatusOr<FilterAllocation> best =
+      AllocateFilterMemory(shapes, static_cast<double>(stats.total_filter_bytes));
+  std::printf("false-positive block reads per absent lookup: %.4f seen, %.4f predicted;\n"
+              "  the same memory (%.2f bits/key) uniform: %.4f predicted, budgeted: %.4f "
+              "predicted\n",
+              absent_stats.false_positives_per_lookup(),
+              absent_stats.PredictedFalsePositiveReads(), uniform_bits,
+              uniform.ok() ? uniform->expected_cost : -1.0,
+              best.ok() ? best->expected_cost : -1.0);
   std::printf("\nlookup speed          present key   absent key\n");
   std::printf("Get, filters on       %8.0f ns  %8.0f ns\n", on.get_present, on.get_absent);
   std::printf("Get, filters off      %8.0f ns  %8.0f ns\n", off.get_present, off.get_absent);

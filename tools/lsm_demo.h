@@ -16,6 +16,9 @@ struct LsmDemoOptions {
   uint64_t num_keys = 3000000;  // Distinct keys in the bottom level.
   uint64_t lookups = 200000;    // Of present keys, and again of absent keys.
   double bits_per_key = 10.0;
+  // Split the memory bits_per_key would take in every level across the
+  // levels by filter_budget.h instead (off: the same bits/key everywhere).
+  bool filter_budget = false;
   std::string dir;  // Where the table files go; a fresh temp dir if empty.
 };
 

@@ -9,17 +9,13 @@
 
 namespace lsmbloom {
 namespace fixture {
-namespace {
+std::vector<LevelSpec> StandardShape() {
+  return {{3, 24, 1.0}, {2, 12, 0.3}, {1, 6, 0.1}, {0, 6, 0.06}};
+}
 
-struct LevelShape {
-  int level;
-  int files;
-  double share;  // Fraction of keys with a version in this level.
-};
-
-constexpr LevelShape kShape[] = {{3, 24, 1.0}, {2, 12, 0.3}, {1, 6, 0.1}, {0, 6, 0.06}};
-
-}  // namespace
+std::vector<LevelSpec> DeepShape() {
+  return {{4, 40, 1.0}, {3, 8, 0.1}, {2, 2, 0.01}, {1, 1, 0.001}, {0, 4, 0.004}};
+}
 
 std::string KeyOf(uint64_t id) {
   char buf[24];
@@ -34,11 +30,13 @@ std::string ValueOf(uint64_t id, uint64_t seq) {
   return std::string(buf, 32);
 }
 
-std::vector<FileSpec> MakeLayout(uint64_t num_keys, uint64_t seed) {
+std::vector<FileSpec> MakeLayout(uint64_t num_keys, uint64_t seed,
+                                 const std::vector<LevelSpec>& levels) {
   std::mt19937_64 rng(seed);
   std::vector<FileSpec> files;
   uint64_t seq = 1;
-  for (const LevelShape& shape : kShape) {
+  const int bottom = levels.empty() ? 0 : levels.front().level;
+  for (const LevelSpec& shape : levels) {
     std::vector<uint64_t> ids;
     for (uint64_t i = 0; i < num_keys; ++i) {
       if (shape.share >= 1.0 || (rng() % 1000) < shape.share * 1000) ids.push_back(2 * i);
@@ -48,7 +46,7 @@ std::vector<FileSpec> MakeLayout(uint64_t num_keys, uint64_t seed) {
       // Level 0 files overlap (random subsets); deeper levels are cut into
       // consecutive key ranges.
       const size_t f = shape.level == 0 ? rng() % shape.files : i * shape.files / ids.size();
-      const bool tombstone = shape.level < 3 && (ids[i] / 2) % 16 == 5;
+      const bool tombstone = shape.level != bottom && (ids[i] / 2) % 16 == 5;
       level[f].entries.push_back({ids[i], 0, tombstone});
     }
     for (FileSpec& file : level) {
@@ -62,8 +60,44 @@ std::vector<FileSpec> MakeLayout(uint64_t num_keys, uint64_t seed) {
   return files;
 }
 
+std::vector<LevelFilterShape> FilterShapes(const std::vector<FileSpec>& layout) {
+  std::vector<LevelFilterShape> shapes(kNumLevels, LevelFilterShape{0, 0});
+  for (const FileSpec& f : layout) {
+    LevelFilterShape& l = shapes[f.level];
+    l.num_keys += f.entries.size();
+    l.checks = f.level == 0 ? l.checks + 1 : 1;
+  }
+  return shapes;
+}
+
+absl::StatusOr<std::array<TableOptions, kNumLevels>> BudgetedTableOptions(
+    const std::vector<FileSpec>& layout, double avg_bits_per_key,
+    FilterAllocation* allocation) {
+  absl::StatusOr<FilterAllocation> a =
+      AllocateFilterBitsPerKey(FilterShapes(layout), avg_bits_per_key);
+  if (!a.ok()) return a.status();
+  std::array<TableOptions, kNumLevels> options;
+  for (int level = 0; level < kNumLevels; ++level) {
+    BlockedBloomOptions filter;
+    filter.bits_per_key = a->levels[level].bits_per_key;
+    options[level].filter_policy =
+        filter.bits_per_key > 0 ? NewBlockedBloomPolicy(filter) : nullptr;
+  }
+  if (allocation != nullptr) *allocation = *std::move(a);
+  return options;
+}
+
 absl::Status WriteTables(const std::vector<FileSpec>& layout, const std::string& dir,
                          const TableOptions& options, VersionEdit* edit,
+                         const std::function<void(uint64_t, uint64_t)>& progress) {
+  std::array<TableOptions, kNumLevels> same;
+  same.fill(options);
+  return WriteTables(layout, dir, same, edit, progress);
+}
+
+absl::Status WriteTables(const std::vector<FileSpec>& layout, const std::string& dir,
+                         const std::array<TableOptions, kNumLevels>& options,
+                         VersionEdit* edit,
                          const std::function<void(uint64_t, uint64_t)>& progress) {
   uint64_t total = 0, done = 0;
   for (const FileSpec& f : layout) total += f.entries.size();
@@ -72,7 +106,7 @@ absl::Status WriteTables(const std::vector<FileSpec>& layout, const std::string&
     const std::string path = absl::StrCat(dir, "/", file_number, ".sst");
     absl::StatusOr<std::unique_ptr<WritableFile>> file = NewPosixWritableFile(path);
     if (!file.ok()) return file.status();
-    TableBuilder builder(options, std::move(*file));
+    TableBuilder builder(options[f.level], std::move(*file));
     for (const Entry& e : f.entries) {
       absl::Status s = builder.Add(KeyOf(e.id), e.seq,
                                    e.tombstone ? EntryType::kDeletion : EntryType::kValue,

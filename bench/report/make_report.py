@@ -40,7 +40,7 @@ import sys
 
 BASELINE = "Lsmbloom"
 MODEL_COUNTERS = ("fpr_model", "fpr_standard", "fpr_mean_fill")
-SHOWN_COUNTERS = ("bits_per_key", "fpr") + MODEL_COUNTERS
+SHOWN_COUNTERS = ("bits_per_key", "fpr", "fp_reads_per_lookup", "filter_MB") + MODEL_COUNTERS
 PLOT_NAMES = re.compile(r"(.+_vs_n|simd_targets|fpr_vs_bits|lookup_vs_peers)\.png$")
 # lookup_bench's measures: point lookups in an LSM tree, against its peers.
 LOOKUP = re.compile(r"(Multi)?Get(Absent|Present)")
@@ -752,6 +752,8 @@ def family(measure):
     (table lookups), else itself. The LSM lookups (lookup_bench, one n) and
     Fpr have plots of their own: None."""
     if measure == "Fpr" or LOOKUP.fullmatch(measure):
+        return None
+    if "FilterMemory" in measure:  # lookup_bench's budget runs: one n, a table.
         return None
     if measure.startswith("Query"):
         return "Query"

@@ -5,6 +5,8 @@
 // Every invocation opens the store from its MANIFEST and flushes what it
 // wrote before exiting, so state carries over to the next one.
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -27,6 +29,12 @@
 ABSL_FLAG(std::string, dir, "",
           "The store directory. put, delete and bulk-load create it (not its "
           "parents) if missing.");
+
+ABSL_FLAG(double, filter_budget_bits_per_key, 0,
+          "If > 0, new tables get the bits/key per level that split this many "
+          "filter bits per entry of the store across the levels to minimise "
+          "false-positive reads (lsmbloom/filter_budget.h); 0: 10 bits/key "
+          "in every level.");
 
 namespace kvstore {
 namespace {
@@ -205,19 +213,33 @@ int RunStats(Store& store, const std::vector<std::string>&) {
   }
   const lsmbloom::LookupStats stats = store.lookup_stats();
   std::printf("\nfilters over %d lookups of absent keys:\n", kStatsProbes);
-  std::printf("%-6s %9s %10s %10s %13s %14s %12s\n", "level", "checked", "ruled out",
-              "false pos", "observed FPR", "predicted FPR", "block reads");
+  std::printf("%-6s %7s %9s %10s %10s %13s %14s %12s\n", "level", "bits/k", "checked",
+              "ruled out", "false pos", "observed FPR", "predicted FPR", "block reads");
   for (size_t level = 0; level < levels.size(); ++level) {
     const lsmbloom::LevelStats& l = stats.levels[level];
     if (l.files == 0) continue;
-    std::printf("L%-5zu %9llu %10llu %10llu %12.3f%% %13.3f%% %12llu\n", level,
-                static_cast<unsigned long long>(l.filters_checked),
+    std::printf("L%-5zu %7.2f %9llu %10llu %10llu %12.3f%% %13.3f%% %12llu\n", level,
+                l.bits_per_key, static_cast<unsigned long long>(l.filters_checked),
                 static_cast<unsigned long long>(l.filters_ruled_out),
                 static_cast<unsigned long long>(l.filters_positive - l.filters_true_positive),
                 100 * l.observed_fpr(), 100 * l.predicted_fpr,
                 static_cast<unsigned long long>(l.data_block_reads));
   }
   std::printf("filter memory: %.1f KiB in all\n", stats.total_filter_bytes / 1024.0);
+  // The same filter bits spread evenly, by the same model, for comparison.
+  const std::vector<lsmbloom::LevelFilterShape> shapes = lsmbloom::FilterShapesOf(stats);
+  double entries = 0, bits = 0;
+  for (size_t level = 0; level < levels.size(); ++level) {
+    entries += stats.levels[level].entries;
+    bits += stats.levels[level].bits_per_key * stats.levels[level].entries;
+  }
+  const double even = entries > 0 ? std::round(100 * bits / entries) / 100 : 0;
+  absl::StatusOr<lsmbloom::FilterAllocation> uniform =
+      lsmbloom::UniformFilterAllocation(shapes, std::min(30.0, even));
+  std::printf("false-positive reads per absent lookup: %.4f observed, %.4f predicted; "
+              "%.4f predicted for %.2f bits/key in every level\n",
+              stats.false_positives_per_lookup(), stats.PredictedFalsePositiveReads(),
+              uniform.ok() ? uniform->expected_cost : 0.0, even);
   if (found > 0) {
     std::printf("(%d probes were keys the store has; the counters leave them out of the FPR)\n",
                 found);
@@ -271,6 +293,7 @@ int Run(const std::vector<std::string>& words) {
 
   StoreOptions options;
   options.create_if_missing = command->writes;
+  options.filter_budget_bits_per_key = absl::GetFlag(FLAGS_filter_budget_bits_per_key);
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(dir, options);
   if (!store.ok()) return Fail(store.status());
   const int code = command->run(**store, args);

@@ -31,6 +31,9 @@ absl::Status ValidateOptions(const StoreOptions& o) {
   if (o.l0_compaction_trigger < 1) {
     return absl::InvalidArgumentError("l0_compaction_trigger must be at least 1");
   }
+  if (!(o.filter_budget_bits_per_key >= 0 && o.filter_budget_bits_per_key <= 1000)) {
+    return absl::InvalidArgumentError("filter_budget_bits_per_key must be in [0, 1000]");
+  }
   if (o.target_file_size == 0 || o.level1_max_bytes == 0 || o.level_size_multiplier < 1) {
     return absl::InvalidArgumentError(
         "target_file_size, level1_max_bytes and level_size_multiplier must be positive");
@@ -83,6 +86,20 @@ bool IsBaseLevelForKey(const std::vector<std::vector<TableFile>>& levels, int le
     if (it != files.end() && it->table->smallest_user_key() <= key) return false;
   }
   return true;
+}
+
+// Entries and files an absent-key lookup checks, per level, for the
+// filter budget: every level-0 file, one file of any other level.
+std::vector<lsmbloom::LevelFilterShape> ShapesOf(
+    const std::vector<std::vector<TableFile>>& levels) {
+  std::vector<lsmbloom::LevelFilterShape> shapes(kNumLevels, {0, 0});
+  for (int level = 0; level < kNumLevels; ++level) {
+    for (const TableFile& f : levels[level]) {
+      shapes[level].num_keys += f.table->num_entries();
+      shapes[level].checks = level == 0 ? shapes[level].checks + 1 : 1;
+    }
+  }
+  return shapes;
 }
 
 }  // namespace
@@ -223,7 +240,10 @@ absl::StatusOr<std::optional<std::string>> Store::Get(std::string_view key) cons
 absl::Status Store::Flush() {
   if (lock_ == nullptr) return ClosedError();
   if (mem_.empty()) return absl::OkStatus();
-  absl::StatusOr<NewTable> table = StartTable();
+  std::vector<lsmbloom::LevelFilterShape> shapes = ShapesOf(tables_.files());
+  shapes[0].num_keys += mem_.size();
+  shapes[0].checks += 1;
+  absl::StatusOr<NewTable> table = StartTable(OptionsForLevel(0, shapes));
   if (!table.ok()) return table.status();
   for (const auto& [key, e] : mem_) {
     // Tombstones too: they must shadow older values in deeper tables.
@@ -323,6 +343,15 @@ absl::Status Store::Compact(int level, std::vector<TableFile> inputs, bool allow
     return Install(inputs, {moved});
   }
   inputs.insert(inputs.end(), below.begin(), below.end());
+  // The levels once this is done: the inputs' entries (at most) move down.
+  std::vector<lsmbloom::LevelFilterShape> shapes = ShapesOf(levels);
+  for (const TableFile& f : inputs) {
+    shapes[f.level].num_keys -= f.table->num_entries();
+    if (f.level == 0) shapes[0].checks -= 1;
+    shapes[out_level].num_keys += f.table->num_entries();
+  }
+  shapes[out_level].checks = 1;
+  const lsmbloom::TableOptions out_options = OptionsForLevel(out_level, shapes);
 
   std::vector<std::unique_ptr<lsmbloom::TableIterator>> children;
   for (const TableFile& f : inputs) children.push_back(f.table->NewIterator());
@@ -352,7 +381,7 @@ absl::Status Store::Compact(int level, std::vector<TableFile> inputs, bool allow
       continue;
     }
     if (!current.has_value()) {
-      absl::StatusOr<NewTable> table = StartTable();
+      absl::StatusOr<NewTable> table = StartTable(out_options);
       if (!table.ok()) {
         s = table.status();
         break;
@@ -378,14 +407,29 @@ absl::Status Store::Compact(int level, std::vector<TableFile> inputs, bool allow
   return absl::OkStatus();
 }
 
-absl::StatusOr<Store::NewTable> Store::StartTable() {
+lsmbloom::TableOptions Store::OptionsForLevel(
+    int level, const std::vector<lsmbloom::LevelFilterShape>& shapes) const {
+  lsmbloom::TableOptions options = options_.table_options;
+  if (options_.filter_budget_bits_per_key <= 0) return options;
+  absl::StatusOr<lsmbloom::FilterAllocation> split =
+      lsmbloom::AllocateFilterBitsPerKey(shapes, options_.filter_budget_bits_per_key);
+  // No error is possible for a level that is about to hold entries; should
+  // one come, the budget's own average is a safe answer.
+  lsmbloom::BlockedBloomOptions filter;
+  filter.bits_per_key = split.ok() ? split->levels[level].bits_per_key
+                                   : std::min(30.0, options_.filter_budget_bits_per_key);
+  options.filter_policy =
+      filter.bits_per_key > 0 ? lsmbloom::NewBlockedBloomPolicy(filter) : nullptr;
+  return options;
+}
+
+absl::StatusOr<Store::NewTable> Store::StartTable(const lsmbloom::TableOptions& options) {
   NewTable table;
   table.number = next_file_number_++;
   absl::StatusOr<std::unique_ptr<lsmbloom::WritableFile>> file =
       lsmbloom::NewPosixWritableFile(TableFileName(table.number));
   if (!file.ok()) return file.status();
-  table.builder =
-      std::make_unique<lsmbloom::TableBuilder>(options_.table_options, *std::move(file));
+  table.builder = std::make_unique<lsmbloom::TableBuilder>(options, *std::move(file));
   return table;
 }
 

@@ -32,6 +32,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "file_util.h"
+#include "lsmbloom/filter_budget.h"
 #include "lsmbloom/lookup.h"
 #include "lsmbloom/options.h"
 #include "lsmbloom/table_builder.h"
@@ -54,6 +55,15 @@ struct StoreOptions {
   int level_size_multiplier = 10;
   // How table files are written (block size, filter policy, compression).
   lsmbloom::TableOptions table_options;
+  // Filter memory across levels (lsmbloom/filter_budget.h). If > 0, every
+  // new table gets a blocked Bloom filter with the bits/key that
+  // AllocateFilterMemory gives its level for this many bits per entry of
+  // the whole store, recomputed from the levels' sizes at each flush and
+  // compaction (tables already written keep theirs until compaction
+  // rewrites them); a level allotted 0 bits/key gets no filter, and
+  // table_options.filter_policy is used only to read. 0 (the default): every
+  // table gets table_options.filter_policy.
+  double filter_budget_bits_per_key = 0;
   // How lookups use the filters.
   lsmbloom::LookupOptions lookup_options;
   // Read table files through mmap rather than pread.
@@ -135,7 +145,11 @@ class Store {
   lsmbloom::TableFile PickFile(int level, const std::vector<lsmbloom::TableFile>& files);
   uint64_t MaxBytesForLevel(int level) const;
 
-  absl::StatusOr<NewTable> StartTable();
+  // Table options for a new table of `level`, given the levels' entries
+  // and files once the flush or compaction writing it is done.
+  lsmbloom::TableOptions OptionsForLevel(
+      int level, const std::vector<lsmbloom::LevelFilterShape>& shapes) const;
+  absl::StatusOr<NewTable> StartTable(const lsmbloom::TableOptions& options);
   absl::StatusOr<lsmbloom::TableFile> FinishTable(int level, NewTable table);
   absl::StatusOr<lsmbloom::TableFile> OpenTable(int level, uint64_t number) const;
   // Replaces `removed` with `added`, in the TableSet and in the MANIFEST.

@@ -410,6 +410,86 @@ TEST_F(StoreTest, FiltersRuleOutAbsentKeys) {
   EXPECT_GT(ruled_out, checked * 95 / 100);
 }
 
+// Deepest and shallowest non-empty levels.
+std::pair<int, int> LevelRange(const Store& store) {
+  const auto files = store.files();
+  int top = -1, bottom = -1;
+  for (int level = 0; level < static_cast<int>(files.size()); ++level) {
+    if (files[level].empty()) continue;
+    if (top < 0) top = level;
+    bottom = level;
+  }
+  return {top, bottom};
+}
+
+TEST_F(StoreTest, WithoutAFilterBudgetEveryLevelGetsTheSameBitsPerKey) {
+  std::unique_ptr<Store> store = OpenStore(SmallOptions());
+  ASSERT_NE(store, nullptr);
+  for (int i = 0; i < 6000; ++i) ASSERT_TRUE(store->Put(Key(i * 7 % 6000), "v").ok());
+  ASSERT_TRUE(store->Flush().ok());
+  const auto [top, bottom] = LevelRange(*store);
+  ASSERT_LT(top, bottom);
+  const lsmbloom::LookupStats stats = store->lookup_stats();
+  for (int level = top; level <= bottom; ++level) {
+    if (stats.levels[level].files == 0) continue;
+    // 10 bits/key, rounded up to whole 64-byte blocks per small file.
+    EXPECT_GE(stats.levels[level].bits_per_key, 10.0) << level;
+    EXPECT_LT(stats.levels[level].bits_per_key, 10.7) << level;
+  }
+}
+
+TEST_F(StoreTest, FilterBudgetGivesSmallLevelsMoreBitsAndKeepsEveryAnswer) {
+  // Files of a few thousand entries: in smaller ones the rounding of each
+  // filter to whole 64-byte blocks outweighs the split.
+  StoreOptions options = SmallOptions();
+  options.memtable_max_entries = 2000;
+  options.target_file_size = 48 << 10;
+  options.level1_max_bytes = 128 << 10;
+  options.level_size_multiplier = 4;
+  options.filter_budget_bits_per_key = 10;
+  std::unique_ptr<Store> store = OpenStore(options);
+  ASSERT_NE(store, nullptr);
+  constexpr int kKeys = 30000;
+  std::map<std::string, std::string> model;
+  std::mt19937_64 rng(16);
+  for (int i = 0; i < 2 * kKeys; ++i) {
+    const std::string key = Key(rng() % kKeys);
+    if (rng() % 8 == 0) {
+      ASSERT_TRUE(store->Delete(key).ok());
+      model.erase(key);
+    } else {
+      const std::string value = absl::StrFormat("v%d", i);
+      ASSERT_TRUE(store->Put(key, value).ok());
+      model[key] = value;
+    }
+  }
+  ASSERT_TRUE(store->Flush().ok());
+  ExpectMatchesModel(*store, model, kKeys);
+
+  const auto [top, bottom] = LevelRange(*store);
+  ASSERT_LT(top, bottom) << "the test needs at least two levels";
+  const lsmbloom::LookupStats stats = store->lookup_stats();
+  // The last level holds most entries and gets fewer bits than the budget's
+  // average; the smallest level gets more.
+  EXPECT_LT(stats.levels[bottom].bits_per_key, 10.0);
+  EXPECT_GT(stats.levels[top].bits_per_key, stats.levels[bottom].bits_per_key + 1);
+  // Filter bits stay near the budget: files keep the bits they were written
+  // with, so it drifts, but not far.
+  double entries = 0, bits = 0;
+  for (const lsmbloom::LevelStats& l : stats.levels) {
+    entries += l.entries;
+    bits += l.bits_per_key * l.entries;
+  }
+  EXPECT_GT(bits / entries, 9.0);
+  EXPECT_LT(bits / entries, 11.0);
+}
+
+TEST_F(StoreTest, FilterBudgetOutOfRangeIsInvalidArgument) {
+  StoreOptions options;
+  options.filter_budget_bits_per_key = -1;
+  EXPECT_TRUE(absl::IsInvalidArgument(Store::Open(dir_, options).status()));
+}
+
 TEST_F(StoreTest, OpenFailsClearly) {
   StoreOptions existing_only;
   existing_only.create_if_missing = false;

@@ -66,7 +66,12 @@ struct VersionEdit {
 
 struct LevelStats {
   uint64_t files = 0;
+  // Entries in the level's files (what their filters were sized from).
+  uint64_t entries = 0;
   uint64_t filter_bytes = 0;
+  // Filter bits per entry, over the files with a trusted whole-key filter
+  // (weighted by entries); 0 if none has one.
+  double bits_per_key = 0;
   uint64_t filters_checked = 0;
   uint64_t filters_ruled_out = 0;
   uint64_t filters_positive = 0;
@@ -77,6 +82,11 @@ struct LevelStats {
   uint64_t files_range_skipped = 0;
   // Mean of the files' predicted FPR (0 without filters).
   double predicted_fpr = 0;
+  // Filter "maybe"s for keys the file did not have: each one cost a
+  // data-block read for nothing.
+  uint64_t false_positives() const {
+    return filters_positive - std::min(filters_true_positive, filters_positive);
+  }
   // False positives among filter checks of keys the file did not have.
   // (Counters are read one by one while lookups run: clamp, never wrap.)
   double observed_fpr() const {
@@ -90,6 +100,29 @@ struct LookupStats {
   std::array<LevelStats, kNumLevels> levels;
   uint64_t lookups = 0;
   uint64_t total_filter_bytes = 0;
+
+  // Filter false positives per lookup, as counted: each one cost a useless
+  // data-block read. When every lookup was of an absent key, this is what
+  // PredictedFalsePositiveReads() predicts.
+  double false_positives_per_lookup() const {
+    uint64_t fp = 0;
+    for (const LevelStats& l : levels) fp += l.false_positives();
+    return lookups == 0 ? 0.0 : static_cast<double>(fp) / lookups;
+  }
+  // The model's false-positive reads per absent-key lookup with the current
+  // files, as filter_budget.h counts them: the key is taken to fall in the
+  // range of every level-0 file and of one file of each deeper level (with
+  // level-0 files of disjoint ranges, as sequential loads make, this
+  // overestimates). Files without a filter count as FPR 0 here.
+  double PredictedFalsePositiveReads() const {
+    double cost = 0;
+    for (size_t level = 0; level < levels.size(); ++level) {
+      const LevelStats& l = levels[level];
+      if (l.files == 0) continue;
+      cost += (level == 0 ? static_cast<double>(l.files) : 1.0) * l.predicted_fpr;
+    }
+    return cost;
+  }
 };
 
 class TableSet {

@@ -439,13 +439,20 @@ LookupStats TableSet::stats() const {
     l.filters_true_positive = c.true_positive.load(std::memory_order_relaxed);
     l.data_block_reads = c.data_block_reads.load(std::memory_order_relaxed);
     l.files_range_skipped = c.range_skipped.load(std::memory_order_relaxed);
-    double fpr_sum = 0;
+    double fpr_sum = 0, filter_bits = 0;
+    uint64_t filtered_entries = 0;
     for (const TableFile& f : v->levels[level]) {
       ++l.files;
+      l.entries += f.table->num_entries();
       l.filter_bytes += f.table->filter_memory();
-      if (const FilterReader* r = f.table->whole_key_filter()) fpr_sum += r->predicted_fpr();
+      if (const FilterReader* r = f.table->whole_key_filter()) {
+        fpr_sum += r->predicted_fpr();
+        filter_bits += r->bits_per_key() * static_cast<double>(f.table->num_entries());
+        filtered_entries += f.table->num_entries();
+      }
     }
     l.predicted_fpr = l.files == 0 ? 0 : fpr_sum / l.files;
+    l.bits_per_key = filtered_entries == 0 ? 0 : filter_bits / filtered_entries;
     s.total_filter_bytes += l.filter_bytes;
   }
   return s;

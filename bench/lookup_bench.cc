@@ -11,7 +11,7 @@
 // for) build fewer, deeper files; its labels show the shape it ended with.
 // LSMBLOOM_BENCH_MAX_KEYS caps the key count (default 1,000,000 keys).
 //
-// BM_GetAbsent_FilterMemory_* (issue 16) compare lsmbloom alone, at equal
+// BM_GetAbsent_FilterMemory_* compare lsmbloom alone, at equal
 // filter memory: 10 bits/key in every level, against that memory split
 // across the levels by filter_budget.h, on the standard shape and on one
 // with a deep last level.

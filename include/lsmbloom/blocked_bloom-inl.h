@@ -93,20 +93,12 @@ HWY_INLINE hn::Vec<D> WordsOf(const hn::Vec<D>* words, hn::Vec<D> product) {
   }
   const auto lookup = hn::IndicesFromVec(
       d, hn::And(word_index, hn::Set(d, static_cast<uint32_t>(kLanes - 1))));
-  if (kVectorsPerBlock == 2) {
-    // The word index's top bit is the product's sign bit: one blend.
-    const hn::RebindToSigned<D> di;
-    return hn::BitCast(
-        d, hn::IfNegativeThenElse(
-               hn::BitCast(di, product),
-               hn::BitCast(di, hn::TableLookupLanes(words[1], lookup)),
-               hn::BitCast(di, hn::TableLookupLanes(words[0], lookup))));
-  }
-  // Four quarters: pick each lane's word by the index's top two bits.
-  const auto quarter = hn::ShiftRight<kLog2Lanes>(word_index);
+  // Several vectors (AVX2 has its own two-vector path in the prober): pick
+  // each lane's word by the index's top bits.
+  const auto part = hn::ShiftRight<kLog2Lanes>(word_index);
   auto got = hn::TableLookupLanes(words[0], lookup);
   for (size_t s = 1; s < kVectorsPerBlock; ++s) {
-    got = hn::IfThenElse(hn::Eq(quarter, hn::Set(d, static_cast<uint32_t>(s))),
+    got = hn::IfThenElse(hn::Eq(part, hn::Set(d, static_cast<uint32_t>(s))),
                          hn::TableLookupLanes(words[s], lookup), got);
   }
   return got;

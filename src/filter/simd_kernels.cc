@@ -31,8 +31,7 @@ constexpr size_t kBuildPrefetchDistance = 32;
 bool ProbeOne(const uint8_t* bits, uint64_t num_blocks, int num_probes,
               uint64_t hash) {
   return BlockedBloomProber(BlockedBloomView{bits, num_blocks, num_probes})
-      .ProbeBlock(bits + BlockIndex(hash, num_blocks) * kBlockBytes,
-                  ProbeSeed(hash));
+      .MayMatchHash(hash);
 }
 
 // Probes hashes[0, n) a window at a time, fetching the blocks of the next

@@ -39,8 +39,6 @@ class HashBuffer {
 
   size_t size() const { return moved_ + static_cast<size_t>(next_ - start_); }
 
-  bool grouped() const { return groups_ != nullptr; }
-
   // Bytes held, for the memory bound in the builder's contract.
   size_t MemoryUsage() const;
 

@@ -213,6 +213,12 @@ class BlockedBloomReader {
 void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
                bool* out);
 
+// out[i] = whether hashes[i] may be in *filters[i]: the (key, file) pairs of
+// a batch of lookups, probed in one call with the blocks of many pairs in
+// flight at once.
+void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes,
+                size_t n, bool* out);
+
 }  // namespace lsmbloom
 
 #endif  // LSMBLOOM_BLOCKED_BLOOM_H_

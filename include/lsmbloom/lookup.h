@@ -35,6 +35,11 @@ namespace lsmbloom {
 
 inline constexpr int kNumLevels = 7;
 
+namespace internal {
+struct FileMeta;
+struct Version;
+}  // namespace internal
+
 struct LookupOptions {
   // Consult filters at all (off: for measuring what they save).
   bool use_filters = true;
@@ -140,9 +145,10 @@ class TableSet {
   // The newest entry for `key` across all files.
   absl::StatusOr<LookupResult> Get(std::string_view key) const;
 
-  // Get for each key: hashes all keys once, probes each file's filter for
-  // the whole batch (SIMD, prefetching) and reads data blocks only for the
-  // keys that survive. results[i] answers keys[i].
+  // Get for each key: hashes all keys once, probes the filters of every
+  // (key, candidate file) pair of the batch with many blocks in flight at
+  // once, and reads data blocks only for the pairs that survive, each key's
+  // files newest first. results[i] answers keys[i].
   std::vector<absl::StatusOr<LookupResult>> MultiGet(
       absl::Span<const std::string_view> keys) const;
 
@@ -154,31 +160,30 @@ class TableSet {
   std::vector<std::vector<TableFile>> files() const;
 
  private:
-  struct Version;
-  struct FileMeta;
   struct LocalCounts;
-  // Adds one lookup's counts to counters_; range skips only up to last_level.
-  void Flush(const LocalCounts& counts, int last_level) const;
   struct LevelCounters {
     std::atomic<uint64_t> checked{0}, ruled_out{0}, positive{0}, true_positive{0},
         data_block_reads{0}, range_skipped{0};
   };
 
-  static void BuildMeta(Version* v);
-  static bool InRange(const FileMeta& m, uint64_t key_prefix, std::string_view key);
-  // The file of sorted level `level` whose range holds `key`, or null.
-  static const FileMeta* FindFile(const Version& v, int level, uint64_t key_prefix,
-                                  std::string_view key);
-  bool FilterAllowed(const Version& v, int level) const;
-
-  std::shared_ptr<const Version> current() const;
-  // Looks `key` up in one file; returns true when the search can stop.
+  std::shared_ptr<const internal::Version> current() const;
+  // Searches the candidate files of `key` (newest first) until one answers;
+  // maybe[j] is the filter's answer for files[j] when it was probed.
+  // *stopped_at: the level of the file that answered, or the last level.
+  absl::StatusOr<LookupResult> SearchCandidates(const internal::FileMeta* const* files,
+                                                const bool* maybe, size_t n,
+                                                std::string_view key, uint64_t hash,
+                                                LocalCounts* counts, int* stopped_at) const;
+  // Looks `key` up in a file whose filter was not probed with the key's
+  // hash; returns true when the search can stop.
   bool SearchFile(const TableFile& file, std::string_view key, uint64_t hash,
                   bool filter_allowed, absl::StatusOr<LookupResult>* result) const;
+  // Adds one lookup's (or batch's) counts to counters_.
+  void Flush(const LocalCounts& counts) const;
 
   LookupOptions options_;
   mutable std::mutex mu_;  // Guards current_ (the pointer, not the version).
-  std::shared_ptr<const Version> current_;
+  std::shared_ptr<const internal::Version> current_;
   mutable std::array<LevelCounters, kNumLevels> counters_;
   mutable std::atomic<uint64_t> lookups_{0};
 };

@@ -52,4 +52,9 @@ void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
   internal::ProbeEach(filters, n, hash, out);
 }
 
+void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes,
+                size_t n, bool* out) {
+  internal::ProbePairs(filters, hashes, n, out);
+}
+
 }  // namespace lsmbloom

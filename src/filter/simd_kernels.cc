@@ -34,20 +34,21 @@ bool ProbeOne(const uint8_t* bits, uint64_t num_blocks, int num_probes,
       .MayMatchHash(hash);
 }
 
-// Probes hashes[0, n) a window at a time, fetching the blocks of the next
+// Probes items [0, n) a window at a time, fetching the blocks of the next
 // window before probing this one: every fetch of a window is issued before
 // any probe can stall on a miss, so up to two windows of misses overlap
 // (interleaving one fetch per probe measured up to 2x slower out of cache:
 // stalled probes fill the core's window and hold back later fetches).
-void ProbeFetchingAhead(const BlockedBloomProber& prober, const uint8_t* bits,
-                        uint64_t num_blocks, const uint64_t* hashes, size_t n,
-                        bool* out) {
+// block_of(i) is item i's block; probe(i, block) its answer.
+template <class BlockOf, class Probe>
+HWY_INLINE void ProbeFetchingAhead(size_t n, const BlockOf& block_of,
+                                   const Probe& probe, bool* out) {
   constexpr size_t kWindow = 64;
   const uint8_t* blocks[2][kWindow];
   auto fetch = [&](size_t start, const uint8_t** into) HWY_ATTR {
     const size_t end = n - start < kWindow ? n : start + kWindow;
     for (size_t i = start; i < end; ++i) {
-      into[i - start] = bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes;
+      into[i - start] = block_of(i);
       hwy::Prefetch(into[i - start]);
     }
   };
@@ -55,43 +56,55 @@ void ProbeFetchingAhead(const BlockedBloomProber& prober, const uint8_t* bits,
   for (size_t start = 0, w = 0; start < n; start += kWindow, w ^= 1) {
     if (n - start > kWindow) fetch(start + kWindow, blocks[w ^ 1]);
     const size_t end = n - start < kWindow ? n : start + kWindow;
-    for (size_t i = start; i < end; ++i) {
-      out[i] = prober.ProbeBlock(blocks[w][i - start], ProbeSeed(hashes[i]));
-    }
+    for (size_t i = start; i < end; ++i) out[i] = probe(i, blocks[w][i - start]);
   }
 }
 
 void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes,
                 const uint64_t* hashes, size_t n, bool* out, bool prefetch) {
   const BlockedBloomProber prober(BlockedBloomView{bits, num_blocks, num_probes});
-  if (prefetch) {
-    ProbeFetchingAhead(prober, bits, num_blocks, hashes, n, out);
-  } else {
+  if (!prefetch) {
     for (size_t i = 0; i < n; ++i) out[i] = prober.MayMatchHash(hashes[i]);
+    return;
   }
+  ProbeFetchingAhead(
+      n,
+      [&](size_t i) HWY_ATTR { return bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes; },
+      [&](size_t i, const uint8_t* block) HWY_ATTR {
+        return prober.ProbeBlock(block, ProbeSeed(hashes[i]));
+      },
+      out);
 }
 
-// One hash against many filters: every block is fetched before any is
-// probed, so the misses of a lookup's candidate files overlap instead of
-// following one another.
+// The block of `hash` in `f`; an empty filter's is all zeros (matches nothing).
+HWY_INLINE const uint8_t* BlockOf(const BlockedBloomView& f, uint64_t hash) {
+  return f.num_blocks == 0 ? kEmptyBlock
+                           : f.bits + BlockIndex(hash, f.num_blocks) * kBlockBytes;
+}
+
+// One hash against many filters: the misses of a lookup's candidate files
+// overlap instead of following one another.
 void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
                bool* out) {
-  constexpr size_t kWindow = 32;
   const uint32_t seed = ProbeSeed(hash);
-  for (size_t start = 0; start < n; start += kWindow) {
-    const size_t end = n - start < kWindow ? n : start + kWindow;
-    const uint8_t* blocks[kWindow];
-    for (size_t i = start; i < end; ++i) {
-      const BlockedBloomView& f = *filters[i];
-      blocks[i - start] = f.num_blocks == 0
-                              ? kEmptyBlock
-                              : f.bits + BlockIndex(hash, f.num_blocks) * kBlockBytes;
-      hwy::Prefetch(blocks[i - start]);
-    }
-    for (size_t i = start; i < end; ++i) {
-      out[i] = BlockedBloomProber(*filters[i]).ProbeBlock(blocks[i - start], seed);
-    }
-  }
+  ProbeFetchingAhead(
+      n, [&](size_t i) HWY_ATTR { return BlockOf(*filters[i], hash); },
+      [&](size_t i, const uint8_t* block) HWY_ATTR {
+        return BlockedBloomProber(*filters[i]).ProbeBlock(block, seed);
+      },
+      out);
+}
+
+// Each hash against its own filter: the (key, file) pairs of a batch of
+// lookups, all in flight together.
+void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes,
+                size_t n, bool* out) {
+  ProbeFetchingAhead(
+      n, [&](size_t i) HWY_ATTR { return BlockOf(*filters[i], hashes[i]); },
+      [&](size_t i, const uint8_t* block) HWY_ATTR {
+        return BlockedBloomProber(*filters[i]).ProbeBlock(block, ProbeSeed(hashes[i]));
+      },
+      out);
 }
 
 #if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
@@ -254,6 +267,7 @@ HWY_EXPORT(ProbeOne);
 HWY_EXPORT(ProbeBatch);
 HWY_EXPORT(AddHashes);
 HWY_EXPORT(ProbeEach);
+HWY_EXPORT(ProbePairs);
 HWY_EXPORT(Target);
 
 ProbeOneFn ChosenProbeOne() {
@@ -278,6 +292,11 @@ void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
 void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
                bool* out) {
   HWY_DYNAMIC_DISPATCH(ProbeEach)(filters, n, hash, out);
+}
+
+void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes,
+                size_t n, bool* out) {
+  HWY_DYNAMIC_DISPATCH(ProbePairs)(filters, hashes, n, out);
 }
 
 int64_t ChosenTarget() { return HWY_DYNAMIC_DISPATCH(Target)(); }

@@ -40,6 +40,10 @@ void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
 void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
                bool* out);
 
+// out[i] = probe of hashes[i] in *filters[i], blocks fetched a window ahead.
+void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes,
+                size_t n, bool* out);
+
 // The Highway target bit (HWY_AVX2, ...) the kernels dispatch to now.
 int64_t ChosenTarget();
 

@@ -1,5 +1,7 @@
 #include "lsmbloom/table.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <functional>
 #include <cstring>
@@ -43,6 +45,29 @@ std::string SeekKey(std::string_view user_key) {
   return key;
 }
 
+// SeekKey without an allocation when the key fits `buf`: a lookup builds
+// one per data block it reads.
+constexpr size_t kSeekKeyBuffer = 128;
+std::string_view SeekKey(std::string_view user_key, char (&buf)[kSeekKeyBuffer],
+                         std::string* spill) {
+  if (user_key.size() + 8 > kSeekKeyBuffer) return *spill = SeekKey(user_key);
+  std::memcpy(buf, user_key.data(), user_key.size());
+  const uint64_t tag = (kMaxSequenceNumber << 8) | static_cast<uint8_t>(EntryType::kValue);
+  for (int i = 0; i < 8; ++i) buf[user_key.size() + i] = static_cast<char>(tag >> (8 * i));
+  return std::string_view(buf, user_key.size() + 8);
+}
+
+// One data block as the index names it, decoded once at Open: a lookup
+// binary-searches these instead of re-parsing the index block.
+struct IndexEntry {
+  // The user part of the index key: >= every user key of the block and
+  // below those of the next. The block to read for a key is the first whose
+  // separator's user part is >= the key (the first of its versions sorts
+  // before every separator with that user part: it has the top sequence).
+  std::string_view separator_user_key;
+  BlockHandle handle;
+};
+
 }  // namespace
 
 struct Table::Rep {
@@ -50,6 +75,12 @@ struct Table::Rep {
   TableReadOptions options;
   internal::TableContext context;  // From the footer: what checksums bind to.
   std::unique_ptr<Block> index;
+  std::vector<IndexEntry> index_entries;  // Keys: views into index_keys.
+  std::string index_keys;
+  // Per data block: its checksum held once, over bytes that stay mapped in
+  // memory (so a later read sees the very same bytes). Blocks read into a
+  // buffer (pread) are verified on every read.
+  std::unique_ptr<std::atomic<bool>[]> verified;
   TableLayout layout;
   std::map<std::string, std::string> properties;
   uint64_t num_entries = 0;
@@ -82,6 +113,22 @@ struct Table::Rep {
     return std::make_unique<Block>(std::move(*block));
   }
 
+  // The data block of index entry `i`, for a lookup: parsed in place, its
+  // checksum verified the first time only when its bytes are mapped.
+  absl::StatusOr<Block> ReadIndexedBlock(size_t i) const {
+    counters.data_block_reads.fetch_add(1, std::memory_order_relaxed);
+    const bool verify =
+        options.verify_checksums && !verified[i].load(std::memory_order_relaxed);
+    absl::StatusOr<internal::BlockContents> contents = internal::ReadBlock(
+        *file, index_entries[i].handle, internal::BlockKind::kData, context, verify);
+    if (!contents.ok()) return contents.status();
+    if (verify && !contents->is_owned) verified[i].store(true, std::memory_order_relaxed);
+    return Block::Parse(std::move(*contents), "data block");
+  }
+
+  // Fills index_entries from `index`.
+  absl::Status DecodeIndex();
+
   void LoadFilter(const std::string& policy_name, const BlockHandle& handle);
 
   // `error` from reading the data block at `h`, or a clearer one when the
@@ -106,6 +153,33 @@ struct Table::Rep {
         " bytes): misplaced: intact, but written for offset ", *from, " of this table"));
   }
 };
+
+absl::Status Table::Rep::DecodeIndex() {
+  // The block's keys are prefix-compressed (the iterator rebuilds each one
+  // in its own buffer): copy them into one string, then point at it.
+  std::vector<size_t> key_ends;
+  Block::Iterator it(index.get(), internal::CompareInternalKeys);
+  for (it.SeekToFirst(); it.Valid(); it.Next()) {
+    std::string_view key = it.key();
+    std::string_view handle_bytes = it.value();
+    IndexEntry e;
+    if (key.size() < 8 || !e.handle.DecodeFrom(&handle_bytes)) {
+      return absl::DataLossError(absl::StrCat("index block: bad entry for data block ",
+                                              index_entries.size()));
+    }
+    index_keys.append(key.data(), key.size() - 8);
+    key_ends.push_back(index_keys.size());
+    index_entries.push_back(e);
+  }
+  if (!it.status().ok()) return it.status();
+  for (size_t i = 0, begin = 0; i < index_entries.size(); begin = key_ends[i++]) {
+    index_entries[i].separator_user_key =
+        std::string_view(index_keys).substr(begin, key_ends[i] - begin);
+  }
+  verified.reset(new std::atomic<bool>[index_entries.size()]);
+  for (size_t i = 0; i < index_entries.size(); ++i) verified[i].store(false);
+  return absl::OkStatus();
+}
 
 void Table::Rep::LoadFilter(const std::string& policy_name,
                             const BlockHandle& handle) {
@@ -191,6 +265,8 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
   absl::StatusOr<Block> index = read_meta_block(footer->index, internal::BlockKind::kIndex);
   if (!index.ok()) return index.status();
   rep->index = std::make_unique<Block>(std::move(*index));
+  s = rep->DecodeIndex();
+  if (!s.ok()) return s;
 
   absl::StatusOr<Block> meta = read_meta_block(footer->metaindex, internal::BlockKind::kMetaIndex);
   if (!meta.ok()) return meta.status();
@@ -343,23 +419,18 @@ absl::StatusOr<LookupResult> Table::GetAfterFilter(std::string_view user_key,
                                                    uint64_t* blocks_read) const {
   TableCounters& c = rep_->counters;
   if (filter_said_maybe) c.filter_positive.fetch_add(1, std::memory_order_relaxed);
-  const std::string target = SeekKey(user_key);
-  Block::Iterator index(rep_->index.get(), internal::CompareInternalKeys);
-  index.Seek(target);
-  if (!index.Valid()) {
-    if (!index.status().ok()) return index.status();
-    return LookupResult();  // Past the last key.
-  }
-  std::string_view handle_bytes = index.value();
-  BlockHandle handle;
-  if (!handle.DecodeFrom(&handle_bytes)) {
-    return absl::DataLossError("index block: bad block handle");
-  }
+  const std::vector<IndexEntry>& entries = rep_->index_entries;
+  const auto entry = std::partition_point(
+      entries.begin(), entries.end(),
+      [&](const IndexEntry& e) { return e.separator_user_key < user_key; });
+  if (entry == entries.end()) return LookupResult();  // Past the last key.
   if (blocks_read != nullptr) ++*blocks_read;
-  absl::StatusOr<std::unique_ptr<Block>> block = rep_->ReadDataBlock(handle);
+  absl::StatusOr<Block> block = rep_->ReadIndexedBlock(entry - entries.begin());
   if (!block.ok()) return block.status();
-  Block::Iterator it(block->get(), internal::CompareInternalKeys);
-  it.Seek(target);
+  char buf[kSeekKeyBuffer];
+  std::string spill;
+  Block::Iterator it(&*block, internal::CompareInternalKeys);
+  it.Seek(SeekKey(user_key, buf, &spill));
   if (!it.Valid()) {
     if (!it.status().ok()) return it.status();
     return LookupResult();

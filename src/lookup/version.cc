@@ -1,0 +1,139 @@
+#include "src/lookup/version.h"
+
+#include "lsmbloom/filter_policy.h"
+#include "lsmbloom/key_hash.h"
+
+namespace lsmbloom {
+namespace internal {
+namespace {
+
+// Bytes [from, from + 8) of `s` as a big-endian number, zero-padded. For
+// strings that share their first `from` bytes: when two such numbers differ
+// they order their strings; when equal, compare in full.
+uint64_t Prefix8(std::string_view s, size_t from) {
+  uint64_t p = 0;
+  const size_t end = s.size() < from + 8 ? s.size() : from + 8;
+  for (size_t i = from; i < end; ++i) {
+    p |= uint64_t{static_cast<uint8_t>(s[i])} << (56 - 8 * (i - from));
+  }
+  return p;
+}
+
+size_t CommonPrefixLength(std::string_view a, std::string_view b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+
+// a < b for a key and a bound, by prefix first.
+bool Less(uint64_t a_prefix, std::string_view a, uint64_t b_prefix, std::string_view b) {
+  return a_prefix != b_prefix ? a_prefix < b_prefix : a < b;
+}
+
+bool InRange(const FileMeta& m, uint64_t key_prefix, std::string_view key) {
+  return !Less(key_prefix, key, m.smallest_prefix, m.smallest) &&
+         !Less(m.largest_prefix, m.largest, key_prefix, key);
+}
+
+// Index of the first of `n` sorted values that is >= x (n if none), without
+// data-dependent branches: a lookup searches several levels with keys the
+// branch predictor cannot guess.
+size_t LowerBound(const uint64_t* values, size_t n, uint64_t x) {
+  if (n == 0) return 0;
+  const uint64_t* base = values;
+  while (n > 1) {
+    const size_t half = n / 2;
+    // Arithmetic, not a ?: that the compiler may turn back into a branch.
+    base += static_cast<size_t>(base[half - 1] < x) * half;
+    n -= half;
+  }
+  return static_cast<size_t>(base - values) + (*base < x);
+}
+
+}  // namespace
+
+void Version::Index(const LookupOptions& options) {
+  common_prefix.clear();
+  bool first = true;
+  for (const auto& level : levels) {
+    for (const TableFile& f : level) {
+      for (std::string_view bound :
+           {f.table->smallest_user_key(), f.table->largest_user_key()}) {
+        if (first) {
+          common_prefix.assign(bound.data(), bound.size());
+          first = false;
+        } else {
+          common_prefix.resize(CommonPrefixLength(common_prefix, bound));
+        }
+      }
+    }
+  }
+  const size_t from = common_prefix.size();
+  for (int level = 0; level < kNumLevels; ++level) {
+    const bool allowed =
+        options.use_filters &&
+        !(options.skip_last_level_filters && level == last_nonempty_level);
+    meta[level].clear();
+    largest_prefix[level].clear();
+    for (const TableFile& f : levels[level]) {
+      const Table& t = *f.table;
+      FileMeta m;
+      m.smallest = t.smallest_user_key();
+      m.largest = t.largest_user_key();
+      m.smallest_prefix = Prefix8(m.smallest, from);
+      m.largest_prefix = Prefix8(m.largest, from);
+      const FilterReader* reader = t.whole_key_filter();
+      const HashSpec* spec = t.filter_hash_spec();
+      const BlockedBloomView* view =
+          reader != nullptr && spec != nullptr && *spec == HashSpec()
+              ? reader->blocked_view()
+              : nullptr;
+      m.filter_allowed = allowed;
+      m.probe = allowed && view != nullptr;
+      if (view != nullptr) m.filter = *view;
+      m.file = &f;
+      meta[level].push_back(m);
+      largest_prefix[level].push_back(m.largest_prefix);
+    }
+  }
+}
+
+void Version::FindCandidates(std::string_view key, Candidates* out,
+                             RangeSkips* skips) const {
+  if (key.substr(0, common_prefix.size()) != common_prefix) {
+    // Outside every file's range: every level-0 file and one file of
+    // each other level passed over.
+    skips->level0 = static_cast<uint32_t>(meta[0].size());
+    for (int level = 1; level < kNumLevels; ++level) {
+      if (!meta[level].empty()) skips->level_mask |= 1u << level;
+    }
+    return;
+  }
+  const uint64_t key_prefix = Prefix8(key, common_prefix.size());
+  for (const FileMeta& m : meta[0]) {
+    if (InRange(m, key_prefix, key)) {
+      out->push_back(&m);
+    } else {
+      ++skips->level0;
+    }
+  }
+  for (int level = 1; level < kNumLevels; ++level) {
+    const std::vector<FileMeta>& files = meta[level];
+    if (files.empty()) continue;
+    // The first file whose largest key is >= key.
+    size_t i = LowerBound(largest_prefix[level].data(), files.size(), key_prefix);
+    while (i < files.size() && files[i].largest_prefix == key_prefix &&
+           files[i].largest < key) {
+      ++i;  // Equal prefixes: the full keys decide.
+    }
+    if (i < files.size() &&
+        !Less(key_prefix, key, files[i].smallest_prefix, files[i].smallest)) {
+      out->push_back(&files[i]);
+    } else {
+      skips->level_mask |= 1u << level;
+    }
+  }
+}
+
+}  // namespace internal
+}  // namespace lsmbloom

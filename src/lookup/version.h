@@ -1,0 +1,75 @@
+// An immutable snapshot of the files of a TableSet, laid out for lookups:
+// choosing the candidate files of a key and probing their filters reads a
+// few small arrays that stay in cache, never the tables themselves.
+
+#ifndef LSMBLOOM_SRC_LOOKUP_VERSION_H_
+#define LSMBLOOM_SRC_LOOKUP_VERSION_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "lsmbloom/blocked_bloom.h"
+#include "lsmbloom/lookup.h"
+
+namespace lsmbloom {
+namespace internal {
+
+// One file as a lookup sees it. What candidate selection and the filter
+// probe read comes first and fits one cache line; the full bounds are read
+// only when 8-byte prefixes tie.
+struct alignas(64) FileMeta {
+  // The 8 bytes of each bound after the version's common prefix,
+  // big-endian, zero-padded.
+  uint64_t smallest_prefix = 0;
+  uint64_t largest_prefix = 0;
+  // A copy of the file's blocked filter geometry, valid while the table is.
+  BlockedBloomView filter;
+  // The filter can be probed with the key's one hash (default HashSpec) and
+  // the options allow it at this level.
+  bool probe = false;
+  // The options allow filters at this level (a file whose filter needs its
+  // own hash is then probed through its table).
+  bool filter_allowed = false;
+  const TableFile* file = nullptr;
+  std::string_view smallest, largest;
+};
+
+// Files a key's range ruled out, per level, without touching their filters.
+struct RangeSkips {
+  uint32_t level0 = 0;       // Level-0 files passed over.
+  uint32_t level_mask = 0;   // Bit L: the sorted level L had no file for it.
+};
+
+using Candidates = absl::InlinedVector<const FileMeta*, 16>;
+
+struct Version {
+  // Level 0 newest first; levels >= 1 by smallest key.
+  std::array<std::vector<TableFile>, kNumLevels> levels;
+  int last_nonempty_level = -1;
+
+  // Rebuilds everything below from `levels`. Call after any change to them.
+  void Index(const LookupOptions& options);
+
+  // Appends the files whose range holds `key`, newest first, and records
+  // the ones passed over in *skips.
+  void FindCandidates(std::string_view key, Candidates* out, RangeSkips* skips) const;
+
+  // What lookups read, per level, in the order of `levels`.
+  std::array<std::vector<FileMeta>, kNumLevels> meta;
+  // Sorted levels: the largest_prefix of each file again, packed for the
+  // binary search.
+  std::array<std::vector<uint64_t>, kNumLevels> largest_prefix;
+  // The longest prefix every file's bounds share ("user0000" of
+  // "user000012345678"). A key without it is outside every file; with it,
+  // the 8 bytes after it tell most keys and bounds apart.
+  std::string common_prefix;
+};
+
+}  // namespace internal
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_SRC_LOOKUP_VERSION_H_

@@ -10,7 +10,6 @@
 
 namespace lsmbloom {
 
-using internal::Candidates;
 using internal::FileMeta;
 using internal::RangeSkips;
 using internal::Version;
@@ -175,26 +174,27 @@ absl::StatusOr<LookupResult> TableSet::SearchCandidates(
   for (size_t j = 0; j < n; ++j) {
     const FileMeta& m = *files[j];
     const TableFile& f = *m.file;
-    absl::StatusOr<LookupResult> result;
-    if (!m.probe) {
-      if (SearchFile(f, key, hash, m.filter_allowed, &result)) {
-        *stopped_at = f.level;
-        return result;
+    if (m.probe) {
+      ++counts->checked[f.level];
+      if (!maybe[j]) {
+        ++counts->ruled_out[f.level];
+        continue;
       }
+      ++counts->positive[f.level];
+    }
+    absl::StatusOr<LookupResult> result;
+    if (m.probe) {
+      uint64_t reads = 0;
+      result = f.table->GetAfterFilter(key, true, &reads);
+      counts->reads[f.level] += static_cast<uint32_t>(reads);
+      if (result.ok() && result->kind != LookupResult::Kind::kNotFound) {
+        ++counts->true_positive[f.level];
+      }
+    } else if (!SearchFile(f, key, hash, m.filter_allowed, &result)) {
       continue;
     }
-    ++counts->checked[f.level];
-    if (!maybe[j]) {
-      ++counts->ruled_out[f.level];
-      continue;
-    }
-    ++counts->positive[f.level];
-    uint64_t reads = 0;
-    result = f.table->GetAfterFilter(key, true, &reads);
-    counts->reads[f.level] += static_cast<uint32_t>(reads);
     // An error ends the lookup: never guess.
     if (!result.ok() || result->kind != LookupResult::Kind::kNotFound) {
-      if (result.ok()) ++counts->true_positive[f.level];
       *stopped_at = f.level;
       return result;
     }
@@ -209,9 +209,9 @@ absl::StatusOr<LookupResult> TableSet::Get(std::string_view key) const {
   counts.lookups = 1;
 
   // 1. The candidate files, newest first, from the compact view alone.
-  Candidates candidates;
+  absl::InlinedVector<const FileMeta*, 16> candidates(v->max_candidates());
   RangeSkips skips;
-  v->FindCandidates(key, &candidates, &skips);
+  candidates.resize(v->FindCandidates(key, candidates.data(), &skips));
 
   // 2. Every candidate's filter block in flight at once, probed in one call.
   const uint64_t hash = KeyHash(key);
@@ -250,7 +250,8 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     RangeSkips skips;
   };
   KeyPlan plans[kChunk];
-  Candidates pairs;  // Every key's candidate files, key by key.
+  // Every key's candidate files, key by key.
+  std::vector<const FileMeta*> pairs(std::min(kChunk, keys.size()) * v->max_candidates());
   std::vector<const BlockedBloomView*> views;
   std::vector<uint64_t> view_hashes;
   std::vector<uint32_t> view_pair;  // The pair each probe answers.
@@ -261,17 +262,18 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     KeyHashBatch(keys.data() + start, hashes, n);
 
     // 1. Every key's candidates, and the probes they need.
-    pairs.clear();
+    uint32_t num_pairs = 0;
     views.clear();
     view_hashes.clear();
     view_pair.clear();
     for (size_t i = 0; i < n; ++i) {
       KeyPlan& plan = plans[i];
-      plan.first = static_cast<uint32_t>(pairs.size());
+      plan.first = num_pairs;
       plan.skips = RangeSkips();
-      v->FindCandidates(keys[start + i], &pairs, &plan.skips);
-      plan.count = static_cast<uint32_t>(pairs.size()) - plan.first;
-      for (uint32_t p = plan.first; p < pairs.size(); ++p) {
+      plan.count = static_cast<uint32_t>(
+          v->FindCandidates(keys[start + i], &pairs[num_pairs], &plan.skips));
+      num_pairs += plan.count;
+      for (uint32_t p = plan.first; p < num_pairs; ++p) {
         if (!pairs[p]->probe) continue;
         views.push_back(&pairs[p]->filter);
         view_hashes.push_back(hashes[i]);
@@ -284,8 +286,8 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     if (!views.empty()) {
       ProbePairs(views.data(), view_hashes.data(), views.size(), answers);
     }
-    bool* pair_maybe = maybe.Get(pairs.size());
-    std::fill(pair_maybe, pair_maybe + pairs.size(), true);
+    bool* pair_maybe = maybe.Get(num_pairs);
+    std::fill(pair_maybe, pair_maybe + num_pairs, true);
     for (size_t q = 0; q < views.size(); ++q) pair_maybe[view_pair[q]] = answers[q];
 
     // 3. Each key's survivors, newest first.

@@ -98,8 +98,8 @@ void Version::Index(const LookupOptions& options) {
   }
 }
 
-void Version::FindCandidates(std::string_view key, Candidates* out,
-                             RangeSkips* skips) const {
+size_t Version::FindCandidates(std::string_view key, const FileMeta** out,
+                               RangeSkips* skips) const {
   if (key.substr(0, common_prefix.size()) != common_prefix) {
     // Outside every file's range: every level-0 file and one file of
     // each other level passed over.
@@ -107,16 +107,16 @@ void Version::FindCandidates(std::string_view key, Candidates* out,
     for (int level = 1; level < kNumLevels; ++level) {
       if (!meta[level].empty()) skips->level_mask |= 1u << level;
     }
-    return;
+    return 0;
   }
   const uint64_t key_prefix = Prefix8(key, common_prefix.size());
+  size_t n = 0;
+  // Level-0 files overlap in no predictable way: append without branching.
   for (const FileMeta& m : meta[0]) {
-    if (InRange(m, key_prefix, key)) {
-      out->push_back(&m);
-    } else {
-      ++skips->level0;
-    }
+    out[n] = &m;
+    n += InRange(m, key_prefix, key);
   }
+  skips->level0 = static_cast<uint32_t>(meta[0].size() - n);
   for (int level = 1; level < kNumLevels; ++level) {
     const std::vector<FileMeta>& files = meta[level];
     if (files.empty()) continue;
@@ -128,11 +128,12 @@ void Version::FindCandidates(std::string_view key, Candidates* out,
     }
     if (i < files.size() &&
         !Less(key_prefix, key, files[i].smallest_prefix, files[i].smallest)) {
-      out->push_back(&files[i]);
+      out[n++] = &files[i];
     } else {
       skips->level_mask |= 1u << level;
     }
   }
+  return n;
 }
 
 }  // namespace internal

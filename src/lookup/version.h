@@ -11,7 +11,6 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/container/inlined_vector.h"
 #include "lsmbloom/blocked_bloom.h"
 #include "lsmbloom/lookup.h"
 
@@ -44,8 +43,6 @@ struct RangeSkips {
   uint32_t level_mask = 0;   // Bit L: the sorted level L had no file for it.
 };
 
-using Candidates = absl::InlinedVector<const FileMeta*, 16>;
-
 struct Version {
   // Level 0 newest first; levels >= 1 by smallest key.
   std::array<std::vector<TableFile>, kNumLevels> levels;
@@ -54,9 +51,14 @@ struct Version {
   // Rebuilds everything below from `levels`. Call after any change to them.
   void Index(const LookupOptions& options);
 
-  // Appends the files whose range holds `key`, newest first, and records
-  // the ones passed over in *skips.
-  void FindCandidates(std::string_view key, Candidates* out, RangeSkips* skips) const;
+  // The most files one key can have to search: every level-0 file and one
+  // of each other level.
+  size_t max_candidates() const { return meta[0].size() + kNumLevels - 1; }
+
+  // Writes the files whose range holds `key` to out[0, n), newest first,
+  // records the ones passed over in *skips and returns n.
+  // REQUIRES: out has room for max_candidates().
+  size_t FindCandidates(std::string_view key, const FileMeta** out, RangeSkips* skips) const;
 
   // What lookups read, per level, in the order of `levels`.
   std::array<std::vector<FileMeta>, kNumLevels> meta;

@@ -30,24 +30,21 @@ bool Less(uint64_t a_prefix, std::string_view a, uint64_t b_prefix, std::string_
   return a_prefix != b_prefix ? a_prefix < b_prefix : a < b;
 }
 
-bool InRange(const FileMeta& m, uint64_t key_prefix, std::string_view key) {
-  return !Less(key_prefix, key, m.smallest_prefix, m.smallest) &&
-         !Less(m.largest_prefix, m.largest, key_prefix, key);
-}
-
-// Index of the first of `n` sorted values that is >= x (n if none), without
-// data-dependent branches: a lookup searches several levels with keys the
-// branch predictor cannot guess.
+// Index of the first of `n` sorted values that is >= x (n if none). Halves
+// without branches (a lookup's keys are unpredictable) down to a few dozen
+// values, then counts those below x: the count has no chain of dependent
+// loads, which is what a binary search over a level's few files waits on.
 size_t LowerBound(const uint64_t* values, size_t n, uint64_t x) {
-  if (n == 0) return 0;
-  const uint64_t* base = values;
-  while (n > 1) {
+  size_t lo = 0;
+  while (n > 32) {
     const size_t half = n / 2;
     // Arithmetic, not a ?: that the compiler may turn back into a branch.
-    base += static_cast<size_t>(base[half - 1] < x) * half;
+    lo += static_cast<size_t>(values[lo + half - 1] < x) * half;
     n -= half;
   }
-  return static_cast<size_t>(base - values) + (*base < x);
+  size_t below = 0;
+  for (size_t i = 0; i < n; ++i) below += values[lo + i] < x;
+  return lo + below;
 }
 
 }  // namespace
@@ -74,6 +71,7 @@ void Version::Index(const LookupOptions& options) {
         options.use_filters &&
         !(options.skip_last_level_filters && level == last_nonempty_level);
     meta[level].clear();
+    smallest_prefix[level].clear();
     largest_prefix[level].clear();
     for (const TableFile& f : levels[level]) {
       const Table& t = *f.table;
@@ -93,6 +91,7 @@ void Version::Index(const LookupOptions& options) {
       if (view != nullptr) m.filter = *view;
       m.file = &f;
       meta[level].push_back(m);
+      smallest_prefix[level].push_back(m.smallest_prefix);
       largest_prefix[level].push_back(m.largest_prefix);
     }
   }
@@ -112,22 +111,26 @@ size_t Version::FindCandidates(std::string_view key, const FileMeta** out,
   const uint64_t key_prefix = Prefix8(key, common_prefix.size());
   size_t n = 0;
   // Level-0 files overlap in no predictable way: append without branching.
-  for (const FileMeta& m : meta[0]) {
+  const uint64_t* smallest0 = smallest_prefix[0].data();
+  const uint64_t* largest0 = largest_prefix[0].data();
+  for (size_t i = 0; i < meta[0].size(); ++i) {
+    const FileMeta& m = meta[0][i];
     out[n] = &m;
-    n += InRange(m, key_prefix, key);
+    n += !Less(key_prefix, key, smallest0[i], m.smallest) &&
+         !Less(largest0[i], m.largest, key_prefix, key);
   }
   skips->level0 = static_cast<uint32_t>(meta[0].size() - n);
   for (int level = 1; level < kNumLevels; ++level) {
     const std::vector<FileMeta>& files = meta[level];
     if (files.empty()) continue;
+    const uint64_t* largest = largest_prefix[level].data();
     // The first file whose largest key is >= key.
-    size_t i = LowerBound(largest_prefix[level].data(), files.size(), key_prefix);
-    while (i < files.size() && files[i].largest_prefix == key_prefix &&
-           files[i].largest < key) {
+    size_t i = LowerBound(largest, files.size(), key_prefix);
+    while (i < files.size() && largest[i] == key_prefix && files[i].largest < key) {
       ++i;  // Equal prefixes: the full keys decide.
     }
     if (i < files.size() &&
-        !Less(key_prefix, key, files[i].smallest_prefix, files[i].smallest)) {
+        !Less(key_prefix, key, smallest_prefix[level][i], files[i].smallest)) {
       out[n++] = &files[i];
     } else {
       skips->level_mask |= 1u << level;

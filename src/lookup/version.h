@@ -62,9 +62,9 @@ struct Version {
 
   // What lookups read, per level, in the order of `levels`.
   std::array<std::vector<FileMeta>, kNumLevels> meta;
-  // Sorted levels: the largest_prefix of each file again, packed for the
-  // binary search.
-  std::array<std::vector<uint64_t>, kNumLevels> largest_prefix;
+  // The bounds' prefixes of each file again, packed: choosing candidates
+  // reads these few lines, and a FileMeta only once it is a candidate.
+  std::array<std::vector<uint64_t>, kNumLevels> smallest_prefix, largest_prefix;
   // The longest prefix every file's bounds share ("user0000" of
   // "user000012345678"). A key without it is outside every file; with it,
   // the 8 bytes after it tell most keys and bounds apart.

@@ -9,7 +9,8 @@
 // same shape. LevelDB cannot ingest files: it gets the same writes with small
 // memtables and files, and its own compactions (which the benchmark waits
 // for) build fewer, deeper files; its labels show the shape it ended with.
-// LSMBLOOM_BENCH_MAX_KEYS caps the key count (default 1,000,000 keys).
+// 1,000,000 keys by default; LSMBLOOM_LOOKUP_KEYS sets another count
+// (tools/run_bench.sh --lookup-keys 10000000).
 //
 // BM_GetAbsent_FilterMemory_* compare lsmbloom alone, at equal
 // filter memory: 10 bits/key in every level, against that memory split
@@ -30,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
@@ -52,7 +54,22 @@ namespace {
 constexpr size_t kProbes = 1 << 16;
 constexpr size_t kBatch = 64;
 
-uint64_t NumKeys() { return std::min<uint64_t>(MaxKeys(), 1000000); }
+// 10^6 keys unless LSMBLOOM_LOOKUP_KEYS says otherwise (tools/run_bench.sh
+// --lookup-keys), and never above LSMBLOOM_BENCH_MAX_KEYS.
+uint64_t NumKeys() {
+  static const uint64_t n = [] {
+    uint64_t keys = 1000000;
+    if (const char* v = std::getenv("LSMBLOOM_LOOKUP_KEYS"); v != nullptr && *v != '\0') {
+      if (!absl::SimpleAtoi(v, &keys) || keys < 1000) {
+        std::fprintf(stderr, "lookup_bench: LSMBLOOM_LOOKUP_KEYS=%s is not a count >= 1000\n", v);
+        std::exit(2);
+      }
+      return keys;
+    }
+    return std::min<uint64_t>(MaxKeys(), keys);
+  }();
+  return n;
+}
 
 struct Data {
   std::string dir;

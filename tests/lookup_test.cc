@@ -268,6 +268,34 @@ TEST(LookupTest, RandomLsmMatchesModelAndMultiGetMatchesGet) {
   }
 }
 
+TEST(LookupTest, MultiGetCountsExactlyWhatTheSameGetsCount) {
+  Lsm lsm;
+  const int keys = 20000;
+  BuildRandomLsm(lsm, keys, 2);
+  std::vector<std::string> probes;
+  for (int i = 0; i < keys * 2 + 10; ++i) probes.push_back(testing::TableKey(i));
+  probes.push_back("");          // Below every file.
+  probes.push_back("\xff\xff");  // Above every file.
+  for (const std::string& k : probes) ASSERT_TRUE(lsm.set.Get(k).ok());
+  const LookupStats by_get = lsm.set.stats();
+  lsm.set.ResetStats();
+  const std::vector<std::string_view> views(probes.begin(), probes.end());
+  for (const auto& r : lsm.set.MultiGet(views)) ASSERT_TRUE(r.ok());
+  const LookupStats by_multiget = lsm.set.stats();
+  EXPECT_EQ(by_multiget.lookups, by_get.lookups);
+  for (int l = 0; l < kNumLevels; ++l) {
+    const LevelStats& a = by_get.levels[l];
+    const LevelStats& b = by_multiget.levels[l];
+    EXPECT_EQ(b.filters_checked, a.filters_checked) << "level " << l;
+    EXPECT_EQ(b.filters_ruled_out, a.filters_ruled_out) << "level " << l;
+    EXPECT_EQ(b.filters_positive, a.filters_positive) << "level " << l;
+    EXPECT_EQ(b.filters_true_positive, a.filters_true_positive) << "level " << l;
+    EXPECT_EQ(b.data_block_reads, a.data_block_reads) << "level " << l;
+    EXPECT_EQ(b.files_range_skipped, a.files_range_skipped) << "level " << l;
+  }
+  EXPECT_GT(by_get.levels[0].filters_ruled_out, 0u);
+}
+
 TEST(LookupTest, CountersShowFiltersSkippingFilesAtAboutThePredictedRate) {
   Lsm lsm;
   BuildRandomLsm(lsm, 40000, 2);

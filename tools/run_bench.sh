@@ -5,7 +5,7 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-usage: tools/run_bench.sh [--quick] [--out DIR]
+usage: tools/run_bench.sh [--quick] [--lookup-keys N] [--out DIR]
 
 Runs tools/setup.sh (if present), `bazel build //bench:all`, then each
 benchmark binary bazel-bin/bench/*_bench, and writes
@@ -14,6 +14,9 @@ benchmark binary bazel-bin/bench/*_bench, and writes
 
   --quick     n <= 10^6 keys, --benchmark_min_time=0.05, no repetitions
               (about a minute); the default is 5 repetitions, medians reported
+  --lookup-keys N
+              keys in lookup_bench's LSM tree (default 10^6; 10^7 takes
+              several minutes to build and about 3 GB of disk in /tmp)
   --out DIR   output directory (default: bench/report)
   -h, --help  this text
 EOF
@@ -25,6 +28,7 @@ bad_usage() { echo "run_bench: $*" >&2; usage >&2; exit 2; }
 command_line="tools/run_bench.sh${*:+ $*}"
 quick=0
 out=
+lookup_keys=
 while (($# > 0)); do
   case "$1" in
     --quick) quick=1; shift ;;
@@ -32,6 +36,10 @@ while (($# > 0)); do
       (($# >= 2)) || bad_usage "--out needs a directory"
       out=$2; shift 2 ;;
     --out=*) out=${1#--out=}; shift ;;
+    --lookup-keys)
+      (($# >= 2)) || bad_usage "--lookup-keys needs a count"
+      lookup_keys=$2; shift 2 ;;
+    --lookup-keys=*) lookup_keys=${1#--lookup-keys=}; shift ;;
     -h | --help) usage; exit 0 ;;
     *) bad_usage "unknown argument: $1" ;;
   esac
@@ -51,6 +59,11 @@ if [[ -f tools/setup.sh ]]; then
 fi
 command -v bazel >/dev/null || die "bazel not found (tools/setup.sh installs bazel-bootstrap)"
 bazel build //bench:all || die "bazel build //bench:all failed"
+
+if [[ -n "$lookup_keys" ]]; then
+  [[ "$lookup_keys" =~ ^[0-9]+$ ]] || bad_usage "--lookup-keys: not a count: $lookup_keys"
+  export LSMBLOOM_LOOKUP_KEYS=$lookup_keys
+fi
 
 flags=(--benchmark_out_format=json)
 if ((quick)); then

@@ -62,7 +62,11 @@ struct TableReadOptions {
   std::vector<std::shared_ptr<const FilterPolicy>> filter_policies;
   // Extractors a prefix filter may have been written with, matched by Name().
   std::vector<std::shared_ptr<const PrefixExtractor>> prefix_extractors;
-  // Verify the checksum of every block read (the filter's always is).
+  // Verify the checksum of every block read (the filter's always is). A
+  // data block whose bytes are mapped in memory (an mmap'd or in-memory
+  // file) is verified on its first read only: later reads see the same
+  // bytes, as a peer's block cache serves the bytes it verified once.
+  // Blocks read into a buffer (pread) are verified on every read.
   bool verify_checksums = true;
 };
 

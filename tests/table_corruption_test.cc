@@ -2,6 +2,8 @@
 // and no key is ever reported missing by a table that opened fine.
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <set>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "lsmbloom/file.h"
 #include "lsmbloom/table.h"
 #include "tests/table_surgery.h"
 #include "tests/table_testutil.h"
@@ -205,6 +208,43 @@ TEST(TableCorruptionTest, CorruptDataBlockIsADataLossErrorForItsKeys) {
   it->SeekToFirst();
   EXPECT_FALSE(it->Valid());
   EXPECT_EQ(it->status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(TableCorruptionTest, ADataBlockThatFailedItsChecksumFailsItOnEveryRead) {
+  const std::vector<Entry> entries = SmallEntries();
+  std::string bad = testing::BuildTable(entries, TableOptions());
+  bad[10] ^= 0x01;  // The first data block.
+  auto table = Table::Open(NewMemRandomAccessFile(bad));
+  ASSERT_TRUE(table.ok());
+  for (int read = 0; read < 3; ++read) {
+    EXPECT_EQ((*table)->Get(entries[0].key).status().code(), absl::StatusCode::kDataLoss)
+        << "read " << read;
+  }
+}
+
+TEST(TableCorruptionTest, PreadTablesVerifyEveryReadSoDamageOnDiskLaterIsCaught) {
+  const std::vector<Entry> entries = SmallEntries();
+  const std::string bytes = testing::BuildTable(entries, TableOptions());
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(tmp != nullptr ? tmp : "/tmp") + "/pread_table.sst";
+  FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+  ASSERT_EQ(std::fclose(f), 0);
+  auto file = OpenPosixFile(path, /*mmap=*/false);
+  ASSERT_TRUE(file.ok()) << file.status();
+  auto table = Table::Open(std::move(*file));
+  ASSERT_TRUE(table.ok()) << table.status();
+  ASSERT_TRUE((*table)->Get(entries[0].key).ok());  // Read and verified once.
+
+  f = std::fopen(path.c_str(), "r+b");  // Now damage that block on disk.
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(std::fseek(f, 10, SEEK_SET), 0);
+  const int damaged = static_cast<unsigned char>(bytes[10] ^ 0x01);
+  ASSERT_EQ(std::fputc(damaged, f), damaged);
+  ASSERT_EQ(std::fclose(f), 0);
+  EXPECT_EQ((*table)->Get(entries[0].key).status().code(), absl::StatusCode::kDataLoss);
+  std::remove(path.c_str());
 }
 
 TEST(TableCorruptionTest, GarbageIsNotATable) {

@@ -76,6 +76,44 @@ void ExpectScanYieldsExactly(const Table& table, const std::vector<Entry>& entri
   EXPECT_EQ(i, entries.size());
 }
 
+TEST(TableTest, KeysSharingLongPrefixesZeroBytesAndEveryLengthFindTheirBlock) {
+  // Tiny blocks: many separators that tie on their first bytes after the
+  // common prefix, differ only in length or in trailing zero bytes.
+  std::set<std::string> keys;
+  const std::string common(20, 'p');
+  for (int a = 0; a < 40; ++a) {
+    std::string k = common + std::string(1, static_cast<char>('a' + a % 26));
+    for (int len = 0; len < 12; ++len) {
+      keys.insert(k);
+      k.push_back(len % 3 == 0 ? '\0' : static_cast<char>('0' + a % 10));
+    }
+  }
+  std::vector<Entry> entries;
+  uint64_t seq = 1;
+  for (const std::string& k : keys) {
+    entries.push_back({k, seq++, EntryType::kValue, "v" + k});
+  }
+  TableOptions options;
+  options.block_size = 64;
+  const std::string bytes = testing::BuildTable(entries, options);
+  auto table = Table::Open(NewMemRandomAccessFile(bytes));
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+  // Absent neighbours: below, between and above, and the bare prefix.
+  for (const std::string& k : keys) {
+    for (const std::string& probe : {k + std::string(1, '\0') + "x", k.substr(0, k.size() - 1)}) {
+      absl::StatusOr<LookupResult> got = (*table)->Get(probe);
+      ASSERT_TRUE(got.ok());
+      EXPECT_TRUE(testing::SameAsModel(*got, testing::ModelGet(entries, probe))) << probe;
+    }
+  }
+  for (const std::string& probe : {std::string(), common, std::string("\xff"), common + "\xff"}) {
+    absl::StatusOr<LookupResult> got = (*table)->Get(probe);
+    ASSERT_TRUE(got.ok());
+    EXPECT_TRUE(testing::SameAsModel(*got, testing::ModelGet(entries, probe))) << probe;
+  }
+}
+
 TEST(TableTest, ValuesLargerThanABlockRoundTrip) {
   // Sizes cycle so that big values sit next to each other, next to small
   // ones and next to tombstones.

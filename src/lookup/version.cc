@@ -2,22 +2,11 @@
 
 #include "lsmbloom/filter_policy.h"
 #include "lsmbloom/key_hash.h"
+#include "src/table/coding.h"
 
 namespace lsmbloom {
 namespace internal {
 namespace {
-
-// Bytes [from, from + 8) of `s` as a big-endian number, zero-padded. For
-// strings that share their first `from` bytes: when two such numbers differ
-// they order their strings; when equal, compare in full.
-uint64_t Prefix8(std::string_view s, size_t from) {
-  uint64_t p = 0;
-  const size_t end = s.size() < from + 8 ? s.size() : from + 8;
-  for (size_t i = from; i < end; ++i) {
-    p |= uint64_t{static_cast<uint8_t>(s[i])} << (56 - 8 * (i - from));
-  }
-  return p;
-}
 
 size_t CommonPrefixLength(std::string_view a, std::string_view b) {
   size_t n = 0;
@@ -78,8 +67,8 @@ void Version::Index(const LookupOptions& options) {
       FileMeta m;
       m.smallest = t.smallest_user_key();
       m.largest = t.largest_user_key();
-      m.smallest_prefix = Prefix8(m.smallest, from);
-      m.largest_prefix = Prefix8(m.largest, from);
+      m.smallest_prefix = OrderedPrefix8(m.smallest, from);
+      m.largest_prefix = OrderedPrefix8(m.largest, from);
       const FilterReader* reader = t.whole_key_filter();
       const HashSpec* spec = t.filter_hash_spec();
       const BlockedBloomView* view =
@@ -108,7 +97,7 @@ size_t Version::FindCandidates(std::string_view key, const FileMeta** out,
     }
     return 0;
   }
-  const uint64_t key_prefix = Prefix8(key, common_prefix.size());
+  const uint64_t key_prefix = OrderedPrefix8(key, common_prefix.size());
   size_t n = 0;
   // Level-0 files overlap in no predictable way: append without branching.
   const uint64_t* smallest0 = smallest_prefix[0].data();

@@ -36,6 +36,18 @@ inline uint64_t DecodeFixed64(const char* p) {
   return v;
 }
 
+// Bytes [from, from + 8) of `s` as a big-endian number, zero-padded. Among
+// strings that share their first `from` bytes, different numbers order
+// their strings as the bytes do; equal numbers need a full compare.
+inline uint64_t OrderedPrefix8(std::string_view s, size_t from) {
+  uint64_t p = 0;
+  const size_t end = s.size() < from + 8 ? s.size() : from + 8;
+  for (size_t i = from; i < end; ++i) {
+    p |= uint64_t{static_cast<uint8_t>(s[i])} << (56 - 8 * (i - from));
+  }
+  return p;
+}
+
 inline void PutVarint64(std::string* dst, uint64_t v) {
   char buf[10];
   int n = 0;

@@ -77,6 +77,11 @@ struct Table::Rep {
   std::unique_ptr<Block> index;
   std::vector<IndexEntry> index_entries;  // Keys: views into index_keys.
   std::string index_keys;
+  // The separators' longest common prefix, and the 8 bytes after it of each
+  // separator, packed: a lookup's binary search reads these, dense, and
+  // compares full keys only on ties.
+  std::string index_common_prefix;
+  std::vector<uint64_t> index_prefixes;
   // Per data block: its checksum held once, over bytes that stay mapped in
   // memory (so a later read sees the very same bytes). Blocks read into a
   // buffer (pread) are verified on every read.
@@ -126,8 +131,12 @@ struct Table::Rep {
     return Block::Parse(std::move(*contents), "data block");
   }
 
-  // Fills index_entries from `index`.
+  // Fills index_entries and what searches them from `index`.
   absl::Status DecodeIndex();
+
+  // The first data block whose separator's user key is >= user_key (the
+  // block that holds the key's newest entry, if any); n when none is.
+  size_t FindDataBlock(std::string_view user_key) const;
 
   void LoadFilter(const std::string& policy_name, const BlockHandle& handle);
 
@@ -176,9 +185,39 @@ absl::Status Table::Rep::DecodeIndex() {
     index_entries[i].separator_user_key =
         std::string_view(index_keys).substr(begin, key_ends[i] - begin);
   }
+  if (!index_entries.empty()) {
+    // Sorted: what the first and last share, all share.
+    const std::string_view first = index_entries.front().separator_user_key;
+    const std::string_view last = index_entries.back().separator_user_key;
+    size_t common = 0;
+    while (common < first.size() && common < last.size() && first[common] == last[common]) {
+      ++common;
+    }
+    index_common_prefix.assign(first.data(), common);
+  }
+  for (const IndexEntry& e : index_entries) {
+    index_prefixes.push_back(
+        internal::OrderedPrefix8(e.separator_user_key, index_common_prefix.size()));
+  }
   verified.reset(new std::atomic<bool>[index_entries.size()]);
   for (size_t i = 0; i < index_entries.size(); ++i) verified[i].store(false);
   return absl::OkStatus();
+}
+
+size_t Table::Rep::FindDataBlock(std::string_view user_key) const {
+  const size_t n = index_entries.size();
+  const std::string_view common = index_common_prefix;
+  const int c = user_key.substr(0, common.size()).compare(common);
+  if (c < 0) return 0;  // Below every separator.
+  if (c > 0) return n;  // Above every separator.
+  const uint64_t key_prefix = internal::OrderedPrefix8(user_key, common.size());
+  size_t i = std::lower_bound(index_prefixes.begin(), index_prefixes.end(), key_prefix) -
+             index_prefixes.begin();
+  while (i < n && index_prefixes[i] == key_prefix &&
+         index_entries[i].separator_user_key < user_key) {
+    ++i;  // Equal prefixes: the full keys decide.
+  }
+  return i;
 }
 
 void Table::Rep::LoadFilter(const std::string& policy_name,
@@ -419,13 +458,10 @@ absl::StatusOr<LookupResult> Table::GetAfterFilter(std::string_view user_key,
                                                    uint64_t* blocks_read) const {
   TableCounters& c = rep_->counters;
   if (filter_said_maybe) c.filter_positive.fetch_add(1, std::memory_order_relaxed);
-  const std::vector<IndexEntry>& entries = rep_->index_entries;
-  const auto entry = std::partition_point(
-      entries.begin(), entries.end(),
-      [&](const IndexEntry& e) { return e.separator_user_key < user_key; });
-  if (entry == entries.end()) return LookupResult();  // Past the last key.
+  const size_t entry = rep_->FindDataBlock(user_key);
+  if (entry == rep_->index_entries.size()) return LookupResult();  // Past the last key.
   if (blocks_read != nullptr) ++*blocks_read;
-  absl::StatusOr<Block> block = rep_->ReadIndexedBlock(entry - entries.begin());
+  absl::StatusOr<Block> block = rep_->ReadIndexedBlock(entry);
   if (!block.ok()) return block.status();
   char buf[kSeekKeyBuffer];
   std::string spill;

@@ -148,6 +148,9 @@ class TableSet {
 
   // Counters since construction (or ResetStats), plus the current files.
   LookupStats stats() const;
+  // Zeroes every counter stats() reports. Lookups here count only in
+  // these counters, never in a table's own (Table::stats()), so no count a
+  // lookup made survives a reset, and sets sharing a table stay apart.
   void ResetStats();
 
   // The files of the current version, per level, in search order.

@@ -7,8 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/blocked_bloom.h"
 #include "lsmbloom/filter_policy.h"
+#include "src/table/table_lookup.h"
 
 namespace lsmbloom {
+
+using internal::TableLookup;
 
 // An immutable snapshot of the files. Level 0 newest first; levels >= 1 by
 // smallest key.
@@ -112,7 +115,7 @@ void TableSet::BuildMeta(Version* v) {
     for (const TableFile& f : v->levels[level]) {
       const Table& t = *f.table;
       const FilterReader* reader = t.whole_key_filter();
-      const HashSpec* spec = t.filter_hash_spec();
+      const HashSpec* spec = TableLookup::FilterHashSpec(t);
       const BlockedBloomView* view =
           reader != nullptr && spec != nullptr && *spec == HashSpec()
               ? reader->blocked_view()
@@ -198,7 +201,7 @@ bool TableSet::SearchFile(const TableFile& file, std::string_view key, uint64_t 
                           absl::StatusOr<LookupResult>* result) const {
   const Table& table = *file.table;
   LevelCounters& c = counters_[file.level];
-  const HashSpec* spec = filter_allowed ? table.filter_hash_spec() : nullptr;
+  const HashSpec* spec = filter_allowed ? TableLookup::FilterHashSpec(table) : nullptr;
   bool consulted = false;
   if (spec != nullptr) {
     consulted = true;
@@ -206,14 +209,14 @@ bool TableSet::SearchFile(const TableFile& file, std::string_view key, uint64_t 
     // The key's hash was computed once for the default spec; a file written
     // with another seed needs its own.
     const uint64_t h = *spec == HashSpec() ? hash : KeyHash(key, *spec);
-    if (!table.HashMayMatch(h)) {
+    if (!TableLookup::HashMayMatch(table, h)) {
       Bump(c.ruled_out);
       return false;
     }
     Bump(c.positive);
   }
   uint64_t reads = 0;
-  *result = table.GetAfterFilter(key, consulted, &reads);
+  *result = TableLookup::GetAfterFilter(table, key, &reads);
   Bump(c.data_block_reads, reads);
   if (!result->ok()) return true;  // An error ends the lookup: never guess.
   if ((*result)->kind == LookupResult::Kind::kNotFound) return false;
@@ -314,7 +317,7 @@ absl::StatusOr<LookupResult> TableSet::Get(std::string_view key) const {
     }
     ++counts.positive[f.level];
     uint64_t reads = 0;
-    result = f.table->GetAfterFilter(key, true, &reads);
+    result = TableLookup::GetAfterFilter(*f.table, key, &reads);
     counts.reads[f.level] += static_cast<uint32_t>(reads);
     // An error ends the lookup: never guess.
     if (!result.ok() || result->kind != LookupResult::Kind::kNotFound) {
@@ -358,12 +361,13 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     if (batch.empty()) return;
     const Table& table = *file.table;
     LevelCounters& c = counters_[file.level];
-    const HashSpec* spec = filter_allowed ? table.filter_hash_spec() : nullptr;
+    const HashSpec* spec = filter_allowed ? TableLookup::FilterHashSpec(table) : nullptr;
     const bool batched = spec != nullptr && *spec == HashSpec();
     if (batched) {
       batch_hashes.resize(batch.size());
       for (size_t j = 0; j < batch.size(); ++j) batch_hashes[j] = hashes[batch[j]];
-      table.HashesMayMatch(batch_hashes, absl::MakeSpan(maybe.get(), batch.size()));
+      TableLookup::HashesMayMatch(table, batch_hashes,
+                                  absl::MakeSpan(maybe.get(), batch.size()));
       size_t positives = 0;
       for (size_t j = 0; j < batch.size(); ++j) positives += maybe[j];
       Bump(c.checked, batch.size());
@@ -375,7 +379,7 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
       if (batched) {
         if (!maybe[j]) continue;
         uint64_t reads = 0;
-        results[i] = table.GetAfterFilter(keys[i], true, &reads);
+        results[i] = TableLookup::GetAfterFilter(table, keys[i], &reads);
         Bump(c.data_block_reads, reads);
         if (results[i].ok() && results[i]->kind != LookupResult::Kind::kNotFound) {
           Bump(c.true_positive);

@@ -179,6 +179,27 @@ class TableSet {
   bool SearchFile(const TableFile& file, std::string_view key, uint64_t hash,
                   bool filter_allowed, absl::StatusOr<LookupResult>* result) const;
 
+  // Get's steps. The files whose key range holds `key`, newest first, into
+  // *candidates, the others counted as skipped; false when the key is
+  // outside every file.
+  struct Candidates;
+  static bool FindCandidates(const Version& v, std::string_view key, LocalCounts* counts,
+                             Candidates* candidates);
+  // Probes the candidates' filters together, then searches the survivors
+  // newest first; adds the counts to counters_.
+  absl::StatusOr<LookupResult> SearchCandidates(const Version& v,
+                                                const Candidates& candidates,
+                                                std::string_view key,
+                                                LocalCounts* counts) const;
+
+  // MultiGet's steps. All keys of m->batch in one file: its filter probed
+  // for the batch at once, then the survivors searched.
+  struct MultiGetState;
+  void SearchBatch(MultiGetState* m, const TableFile& file, bool filter_allowed) const;
+  // The pending keys (in key order) in the files of one level.
+  void SearchLevel(MultiGetState* m, const Version& v, int level,
+                   const std::vector<uint32_t>& pending) const;
+
   LookupOptions options_;
   mutable std::mutex mu_;  // Guards current_ (the pointer, not the version).
   std::shared_ptr<const Version> current_;

@@ -7,40 +7,13 @@
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/blocked_bloom.h"
 #include "lsmbloom/filter_policy.h"
+#include "src/lookup/version.h"
 #include "src/table/table_lookup.h"
 
 namespace lsmbloom {
 
+using internal::Bump;
 using internal::TableLookup;
-
-// An immutable snapshot of the files. Level 0 newest first; levels >= 1 by
-// smallest key.
-struct TableSet::Version {
-  std::array<std::vector<TableFile>, kNumLevels> levels;
-  int last_nonempty_level = -1;
-  // What a lookup reads of each file, in the same order, side by side:
-  // choosing candidates touches these arrays, not the tables.
-  std::array<std::vector<FileMeta>, kNumLevels> meta;
-  // Sorted levels: 8 bytes of each file's largest key (after the common
-  // prefix), for the binary search; a full compare only when these are equal.
-  std::array<std::vector<uint64_t>, kNumLevels> largest_prefix;
-  // The longest prefix every file's bounds share ("user0000" of
-  // "user000012345678"). A key without it is outside every file; with it,
-  // the 8 bytes after it tell most keys and bounds apart.
-  std::string common_prefix;
-};
-
-// One file as a lookup sees it.
-struct TableSet::FileMeta {
-  // The 8 bytes after the version's common prefix, big-endian, zero-padded.
-  uint64_t smallest_prefix;
-  uint64_t largest_prefix;
-  std::string_view smallest, largest;
-  // The file's blocked filter when the key's one hash serves it; null when
-  // it has no filter or one that needs its own hash (SearchFile's path).
-  const BlockedBloomView* filter;
-  const TableFile* file;
-};
 
 namespace {
 
@@ -67,9 +40,6 @@ bool Less(uint64_t a_prefix, std::string_view a, uint64_t b_prefix, std::string_
   return a_prefix != b_prefix ? a_prefix < b_prefix : a < b;
 }
 
-void Bump(std::atomic<uint64_t>& c, uint64_t n = 1) {
-  c.fetch_add(n, std::memory_order_relaxed);
-}
 
 }  // namespace
 
@@ -251,183 +221,104 @@ void TableSet::Flush(const LocalCounts& n, int last_level) const {
   }
 }
 
-absl::StatusOr<LookupResult> TableSet::Get(std::string_view key) const {
-  const std::shared_ptr<const Version> v = current();
-  if (options_.count_stats) Bump(lookups_);
-  LocalCounts counts;
+struct TableSet::Candidates : absl::InlinedVector<const FileMeta*, 16> {};
 
-  // 1. The candidate files, newest first, from the compact view alone.
-  absl::InlinedVector<const FileMeta*, 16> candidates;
-  const std::string& common = v->common_prefix;
+bool TableSet::FindCandidates(const Version& v, std::string_view key, LocalCounts* counts,
+                              Candidates* candidates) {
+  const std::string& common = v.common_prefix;
   if (key.substr(0, common.size()) != common) {
     // Outside every file's range: every level-0 file and one file of
     // each other level passed over.
-    counts.range_skipped[0] = static_cast<uint32_t>(v->meta[0].size());
+    counts->range_skipped[0] = static_cast<uint32_t>(v.meta[0].size());
     for (int level = 1; level < kNumLevels; ++level) {
-      counts.range_skipped[level] = v->meta[level].empty() ? 0 : 1;
+      counts->range_skipped[level] = v.meta[level].empty() ? 0 : 1;
     }
-    Flush(counts, kNumLevels - 1);
-    return LookupResult();
+    return false;
   }
   const uint64_t key_prefix = Prefix8(key, common.size());
-  for (const FileMeta& m : v->meta[0]) {
+  for (const FileMeta& m : v.meta[0]) {
     if (InRange(m, key_prefix, key)) {
-      candidates.push_back(&m);
+      candidates->push_back(&m);
     } else {
-      ++counts.range_skipped[0];
+      ++counts->range_skipped[0];
     }
   }
   for (int level = 1; level < kNumLevels; ++level) {
-    if (v->meta[level].empty()) continue;
-    if (const FileMeta* m = FindFile(*v, level, key_prefix, key)) {
-      candidates.push_back(m);
+    if (v.meta[level].empty()) continue;
+    if (const FileMeta* m = FindFile(v, level, key_prefix, key)) {
+      candidates->push_back(m);
     } else {
-      ++counts.range_skipped[level];
+      ++counts->range_skipped[level];
     }
   }
+  return true;
+}
 
-  // 2. Every candidate's filter block in flight at once, probed in one call.
+absl::StatusOr<LookupResult> TableSet::SearchCandidates(const Version& v,
+                                                        const Candidates& candidates,
+                                                        std::string_view key,
+                                                        LocalCounts* counts) const {
+  // Every candidate's filter block in flight at once, probed in one call.
   const uint64_t hash = KeyHash(key);
   absl::InlinedVector<const BlockedBloomView*, 16> views;
   for (const FileMeta* m : candidates) {
-    if (m->filter != nullptr && FilterAllowed(*v, m->file->level)) {
+    if (m->filter != nullptr && FilterAllowed(v, m->file->level)) {
       views.push_back(m->filter);
     }
   }
   absl::InlinedVector<bool, 16> answers(views.size());
   if (!views.empty()) ProbeEach(views.data(), views.size(), hash, answers.data());
 
-  // 3. The survivors, newest first, until one answers.
+  // The survivors, newest first, until one answers.
   absl::StatusOr<LookupResult> result = LookupResult();
   size_t probed = 0;
   for (const FileMeta* m : candidates) {
     const TableFile& f = *m->file;
-    const bool allowed = FilterAllowed(*v, f.level);
+    const bool allowed = FilterAllowed(v, f.level);
     if (m->filter == nullptr || !allowed) {
       if (SearchFile(f, key, hash, allowed, &result)) {
-        Flush(counts, f.level);
+        Flush(*counts, f.level);
         return result;
       }
       continue;
     }
-    ++counts.checked[f.level];
+    ++counts->checked[f.level];
     if (!answers[probed++]) {
-      ++counts.ruled_out[f.level];
+      ++counts->ruled_out[f.level];
       continue;
     }
-    ++counts.positive[f.level];
+    ++counts->positive[f.level];
     uint64_t reads = 0;
     result = TableLookup::GetAfterFilter(*f.table, key, &reads);
-    counts.reads[f.level] += static_cast<uint32_t>(reads);
+    counts->reads[f.level] += static_cast<uint32_t>(reads);
     // An error ends the lookup: never guess.
     if (!result.ok() || result->kind != LookupResult::Kind::kNotFound) {
-      if (result.ok()) ++counts.true_positive[f.level];
-      Flush(counts, f.level);
+      if (result.ok()) ++counts->true_positive[f.level];
+      Flush(*counts, f.level);
       return result;
     }
   }
-  Flush(counts, kNumLevels - 1);
+  Flush(*counts, kNumLevels - 1);
   return LookupResult();
+}
+
+absl::StatusOr<LookupResult> TableSet::Get(std::string_view key) const {
+  const std::shared_ptr<const Version> v = current();
+  if (options_.count_stats) Bump(lookups_);
+  LocalCounts counts;
+  // The candidate files, newest first, from the compact view alone; then
+  // their filters, all at once; then the survivors' data.
+  Candidates candidates;
+  if (!FindCandidates(*v, key, &counts, &candidates)) {
+    Flush(counts, kNumLevels - 1);
+    return LookupResult();
+  }
+  return SearchCandidates(*v, candidates, key, &counts);
 }
 
 bool TableSet::FilterAllowed(const Version& v, int level) const {
   return options_.use_filters &&
          !(options_.skip_last_level_filters && level == v.last_nonempty_level);
-}
-
-std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
-    absl::Span<const std::string_view> keys) const {
-  const std::shared_ptr<const Version> v = current();
-  Bump(lookups_, keys.size());
-  std::vector<absl::StatusOr<LookupResult>> results(keys.size(), LookupResult());
-  std::vector<uint64_t> hashes(keys.size());
-  KeyHashBatch(keys.data(), hashes.data(), keys.size());
-  // Pending keys in key order: each file's keys are then one contiguous run,
-  // found by binary search (level 0) or one merge walk (sorted levels).
-  std::vector<uint32_t> pending(keys.size());
-  for (uint32_t i = 0; i < keys.size(); ++i) pending[i] = i;
-  std::sort(pending.begin(), pending.end(),
-            [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
-
-  // Scratch reused per file.
-  std::vector<uint32_t> batch;
-  std::vector<uint64_t> batch_hashes;
-  std::unique_ptr<bool[]> maybe(new bool[keys.size()]);
-
-  // Probes `file` for the keys in `batch` together, then searches the
-  // survivors. Keys that reach an answer are marked `done`.
-  std::vector<char> done(keys.size(), 0);
-  auto search_batch = [&](const TableFile& file, bool filter_allowed) {
-    if (batch.empty()) return;
-    const Table& table = *file.table;
-    LevelCounters& c = counters_[file.level];
-    const HashSpec* spec = filter_allowed ? TableLookup::FilterHashSpec(table) : nullptr;
-    const bool batched = spec != nullptr && *spec == HashSpec();
-    if (batched) {
-      batch_hashes.resize(batch.size());
-      for (size_t j = 0; j < batch.size(); ++j) batch_hashes[j] = hashes[batch[j]];
-      TableLookup::HashesMayMatch(table, batch_hashes,
-                                  absl::MakeSpan(maybe.get(), batch.size()));
-      size_t positives = 0;
-      for (size_t j = 0; j < batch.size(); ++j) positives += maybe[j];
-      Bump(c.checked, batch.size());
-      Bump(c.ruled_out, batch.size() - positives);
-      Bump(c.positive, positives);
-    }
-    for (size_t j = 0; j < batch.size(); ++j) {
-      const uint32_t i = batch[j];
-      if (batched) {
-        if (!maybe[j]) continue;
-        uint64_t reads = 0;
-        results[i] = TableLookup::GetAfterFilter(table, keys[i], &reads);
-        Bump(c.data_block_reads, reads);
-        if (results[i].ok() && results[i]->kind != LookupResult::Kind::kNotFound) {
-          Bump(c.true_positive);
-        }
-        done[i] = !results[i].ok() || results[i]->kind != LookupResult::Kind::kNotFound;
-      } else {
-        done[i] = SearchFile(file, keys[i], hashes[i], filter_allowed, &results[i]);
-      }
-    }
-  };
-
-  auto key_less = [&](uint32_t i, std::string_view k) { return keys[i] < k; };
-  auto less_key = [&](std::string_view k, uint32_t i) { return k < keys[i]; };
-  for (int level = 0; level < kNumLevels && !pending.empty(); ++level) {
-    const bool filter_allowed =
-        options_.use_filters &&
-        !(options_.skip_last_level_filters && level == v->last_nonempty_level);
-    const auto& files = v->levels[level];
-    if (level == 0) {
-      for (const TableFile& f : files) {
-        auto lo = std::lower_bound(pending.begin(), pending.end(),
-                                   f.table->smallest_user_key(), key_less);
-        auto hi = std::upper_bound(lo, pending.end(), f.table->largest_user_key(), less_key);
-        batch.clear();
-        for (auto it = lo; it != hi; ++it) {
-          if (!done[*it]) batch.push_back(*it);
-        }
-        search_batch(f, filter_allowed);
-      }
-    } else {
-      size_t f = 0;
-      batch.clear();
-      for (uint32_t i : pending) {
-        while (f < files.size() && files[f].table->largest_user_key() < keys[i]) {
-          search_batch(files[f], filter_allowed);  // The run for file f ended.
-          batch.clear();
-          ++f;
-        }
-        if (f == files.size()) break;
-        if (keys[i] >= files[f].table->smallest_user_key()) batch.push_back(i);
-      }
-      if (f < files.size()) search_batch(files[f], filter_allowed);
-    }
-    pending.erase(std::remove_if(pending.begin(), pending.end(),
-                                 [&](uint32_t i) { return done[i] != 0; }),
-                  pending.end());
-  }
-  return results;
 }
 
 LookupStats TableSet::stats() const {

@@ -6,10 +6,10 @@
 // (format version 2) is bound to the table's unique id, the block's offset
 // and its kind, so a block moved or swapped within the file, or copied from
 // another table, fails its check with DataLoss naming the block's kind and
-// offset. The filter is advisory: when it is missing, of an
-// unknown policy, or fails its checks, the table still opens and answers
-// every lookup correctly, only without filtering, and filter_status() says
-// why.
+// offset. So is a property whose value does not parse (table_properties.h).
+// The filter is advisory: when it is missing, of an unknown policy, or fails
+// its checks, the table still opens and answers every lookup correctly,
+// only without filtering, and filter_status() says why.
 //
 // Get() consults the filter before touching the index or any data block.
 // All const methods are safe to call from many threads at once. Lookups

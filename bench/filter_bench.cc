@@ -439,11 +439,11 @@ void BM_Fpr_ClassicBloom(benchmark::State& state) {
   const double bits = state.range(0) / 1000.0;
   double fpr = 0;
   for (auto _ : state) {
-    auto builder = NewClassicBloomPolicy(bits)->NewBuilder();
+    auto builder = (*NewClassicBloomPolicy(bits))->NewBuilder();
     const KeySet& keys = Present(kFprKeys);
     for (size_t i = 0; i < kFprKeys; ++i) builder->AddKey(keys[i]);
     const std::string filter = *builder->Finish();
-    auto reader = *NewClassicBloomPolicy(bits)->NewReader(filter);
+    auto reader = *(*NewClassicBloomPolicy(bits))->NewReader(filter);
     size_t fp = 0;
     for (size_t i = 0; i < kProbeKeys; ++i) fp += reader->KeyMayMatch(Absent()[i]);
     fpr = static_cast<double>(fp) / kProbeKeys;

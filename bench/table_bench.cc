@@ -37,8 +37,8 @@ const std::vector<std::string>& SortedKeys(size_t n) {
 std::shared_ptr<const FilterPolicy> Policy(int which) {
   switch (which) {
     case 0: return nullptr;
-    case 1: return NewBlockedBloomPolicy();
-    default: return NewClassicBloomPolicy(10);
+    case 1: return DefaultFilterPolicy();
+    default: return *NewClassicBloomPolicy(10);
   }
 }
 

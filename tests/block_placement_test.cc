@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "lsmbloom/inspect.h"
 #include "lsmbloom/table.h"
 #include "tests/table_surgery.h"
 #include "tests/table_testutil.h"
@@ -44,10 +45,6 @@ TableOptions WithCompression(Compression c) {
 
 const Compression kAllCompressions[] = {Compression::kNone, Compression::kSnappy,
                                         Compression::kZstd};
-
-std::string CompressionName(Compression c) {
-  return c == Compression::kNone ? "none" : c == Compression::kSnappy ? "snappy" : "zstd";
-}
 
 std::vector<Region> Regions(const std::string& file) {
   std::vector<Region> regions;
@@ -108,7 +105,7 @@ TEST(BlockPlacementTest, SwappedSameSizeDataBlocksAreDataLossNamingEachBlock) {
       EXPECT_EQ(it->status().code(), absl::StatusCode::kDataLoss);
       EXPECT_LT(seen, entries.size());
       // The verifier's check says which place each block was written for.
-      absl::Status s = (*table)->CheckDataBlock({a.begin, a.block_size()});
+      absl::Status s = CheckDataBlock(**table, {a.begin, a.block_size()});
       EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
       EXPECT_NE(s.message().find("misplaced: intact, but written for offset " +
                                  std::to_string(b.begin)),
@@ -138,7 +135,7 @@ TEST(BlockPlacementTest, BlockMovedOverAnotherIsDataLossForTheOverwrittenKeys) {
       const std::string msg(table.value()->Get(key).status().message());
       EXPECT_EQ(msg.find("data block at offset " + std::to_string(to.begin) + " "), 0u) << msg;
     }
-    absl::Status s = (*table)->CheckDataBlock({to.begin, to.block_size()});
+    absl::Status s = CheckDataBlock(**table, {to.begin, to.block_size()});
     EXPECT_NE(s.message().find("written for offset " + std::to_string(from.begin)),
               std::string::npos)
         << s;
@@ -257,7 +254,8 @@ TEST(BlockPlacementTest, EveryTableGetsItsOwnNonZeroUniqueId) {
     EXPECT_EQ(id, testing::UniqueIdOf(bytes));
     char hex[17];
     std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(id));
-    EXPECT_EQ((*table)->properties().at("lsmbloom.unique_id"), hex);
+    EXPECT_EQ((*table)->properties().unique_id, id);
+    EXPECT_NE(bytes.find(hex), std::string::npos);  // Stored as 16 hex digits.
     EXPECT_EQ((*table)->format_version(), 2u);
     ids.insert(id);
   }

@@ -157,13 +157,13 @@ TEST(BlockedBloomTest, NonUniformHashesLoseNoKey) {
 TEST(BlockedBloomTest, PolicyBuildersTakeHashesOrKeysAlike) {
   const auto keys = testing::MakeKeys(KeyShape::kRandom16, 3, 20000);
   for (const auto& policy :
-       {NewBlockedBloomPolicy(), NewClassicBloomPolicy(10)}) {
+       {DefaultFilterPolicy(), *NewClassicBloomPolicy(10)}) {
     auto by_key = policy->NewBuilder();
     auto by_hash = policy->NewBuilder();
     ASSERT_NE(by_hash->hash_spec(), nullptr) << policy->Name();
     for (const std::string& key : keys) {
       by_key->AddKey(key);
-      by_hash->AddHash(KeyHash(key, *by_hash->hash_spec()));
+      ASSERT_TRUE(by_hash->AddHash(KeyHash(key, *by_hash->hash_spec())).ok());
     }
     const absl::StatusOr<std::string> a = by_key->Finish();
     const absl::StatusOr<std::string> b = by_hash->Finish();

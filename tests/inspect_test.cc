@@ -45,7 +45,7 @@ TEST(InspectTest, DataBlocksAgreeWithTheIndexPropertiesAndEntries) {
   absl::StatusOr<std::vector<DataBlockInfo>> blocks = DescribeDataBlocks(*t);
   absl::StatusOr<std::vector<IndexEntry>> index = ReadIndex(*t);
   ASSERT_TRUE(blocks.ok() && index.ok());
-  ASSERT_EQ(blocks->size(), t->PropertyUint("lsmbloom.num_data_blocks"));
+  ASSERT_EQ(blocks->size(), t->properties().num_data_blocks);
   ASSERT_EQ(index->size(), blocks->size());
   uint64_t n = 0, stored = 0, key_bytes = 0, compressed = 0;
   for (size_t i = 0; i < blocks->size(); ++i) {
@@ -69,8 +69,8 @@ TEST(InspectTest, DataBlocksAgreeWithTheIndexPropertiesAndEntries) {
     compressed += b.compression == Compression::kSnappy;
   }
   EXPECT_EQ(n, entries.size());
-  EXPECT_EQ(stored, t->PropertyUint("lsmbloom.data_size"));
-  EXPECT_EQ(key_bytes, t->PropertyUint("lsmbloom.raw_key_size"));
+  EXPECT_EQ(stored, t->properties().data_size);
+  EXPECT_EQ(key_bytes, t->properties().raw_key_size);
   EXPECT_GT(compressed, 0u);
 
   absl::StatusOr<std::vector<MetaIndexEntry>> meta = ReadMetaIndex(*t);

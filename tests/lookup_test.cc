@@ -323,7 +323,7 @@ TableOptions WithBitsPerKey(double bits) {
   BlockedBloomOptions filter;
   filter.bits_per_key = bits;
   TableOptions options;
-  options.filter_policy = NewBlockedBloomPolicy(filter);
+  options.filter_policy = *NewBlockedBloomPolicy(filter);
   return options;
 }
 

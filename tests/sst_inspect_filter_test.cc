@@ -9,6 +9,7 @@
 
 #include "lsmbloom/blocked_bloom.h"
 #include "lsmbloom/filter_policy.h"
+#include "lsmbloom/inspect.h"
 #include "lsmbloom/key_hash.h"
 #include "tests/sst_inspect_testutil.h"
 #include "tests/table_surgery.h"
@@ -99,7 +100,7 @@ TEST(SstInspectFilterTest, TablesWithoutABlockedFilter) {
   options.filter_policy = nullptr;
   WriteTable(none, entries, options);
   const std::string classic = TempPath("classic.sst");
-  options.filter_policy = NewClassicBloomPolicy(10);
+  options.filter_policy = *NewClassicBloomPolicy(10);
   WriteTable(classic, entries, options);
 
   RunResult r = RunTool("props " + Shell(none));
@@ -230,7 +231,7 @@ TEST_F(SstInspectDamageTest, VerifyNamesEveryDamagedDataBlockNotJustTheFirst) {
   bad[10] ^= 0x01;
   auto table = Table::Open(NewMemRandomAccessFile(good_));
   ASSERT_TRUE(table.ok()) << table.status();
-  const absl::StatusOr<std::vector<BlockLocation>> blocks = (*table)->DataBlocks();
+  const absl::StatusOr<std::vector<BlockLocation>> blocks = DataBlockLocations(**table);
   ASSERT_TRUE(blocks.ok()) << blocks.status();
   ASSERT_EQ(blocks->size(), 5u);
   bad[blocks->back().offset + 3] ^= 0x01;
@@ -364,7 +365,7 @@ class DroppingPolicy : public FilterPolicy {
   }
   absl::StatusOr<std::unique_ptr<FilterReader>> NewReader(
       std::string_view filter) const override {
-    return NewBlockedBloomPolicy()->NewReader(filter);
+    return DefaultFilterPolicy()->NewReader(filter);
   }
 };
 

@@ -188,17 +188,17 @@ TEST(TableTest, FilterCutsDataBlockReadsForAbsentKeysToAboutTheFpr) {
   ASSERT_TRUE(table.ok());
   const int lookups = 200000;
   for (int i = 0; i < lookups; ++i) ASSERT_TRUE((*table)->Get(testing::AbsentKey(i)).ok());
-  const TableCounters& c = (*table)->counters();
+  const TableStats c = (*table)->stats();
   const double fpr = (*table)->whole_key_filter()->predicted_fpr();
-  EXPECT_EQ(c.filter_checked.load(), static_cast<uint64_t>(lookups));
-  EXPECT_EQ(c.filter_true_positive.load(), 0u);
-  EXPECT_EQ(c.data_block_reads.load(), c.filter_positive.load());
+  EXPECT_EQ(c.filter_checked, static_cast<uint64_t>(lookups));
+  EXPECT_EQ(c.filter_true_positive, 0u);
+  EXPECT_EQ(c.data_block_reads, c.filter_positive);
   // Binomial: 6 standard deviations around lookups * fpr.
   const double expected = lookups * fpr;
-  EXPECT_NEAR(static_cast<double>(c.data_block_reads.load()), expected,
+  EXPECT_NEAR(static_cast<double>(c.data_block_reads), expected,
               6 * std::sqrt(expected) + 1);
   std::printf("absent lookups %d: %llu data-block reads (predicted %.0f)\n", lookups,
-              static_cast<unsigned long long>(c.data_block_reads.load()), expected);
+              static_cast<unsigned long long>(c.data_block_reads), expected);
 }
 
 TEST(TableTest, TableWithoutFilterStillAnswersCorrectly) {
@@ -217,7 +217,7 @@ TEST(TableTest, UnknownPolicyOpensWithoutFilteringAndSaysWhy) {
   const std::vector<Entry> entries = testing::MakeEntries(20000, 9);
   const std::string bytes = testing::BuildTable(entries, TableOptions());
   TableReadOptions read_options;
-  read_options.filter_policies = {NewClassicBloomPolicy()};  // Not the writer's.
+  read_options.filter_policies = {*NewClassicBloomPolicy(10)};  // Not the writer's.
   auto table = Table::Open(NewMemRandomAccessFile(bytes), read_options);
   ASSERT_TRUE(table.ok());
   EXPECT_EQ((*table)->filter_status().code(), absl::StatusCode::kUnimplemented);
@@ -229,7 +229,7 @@ TEST(TableTest, UnknownPolicyOpensWithoutFilteringAndSaysWhy) {
 TEST(TableTest, ClassicPolicyWorksThroughTheSameInterface) {
   const std::vector<Entry> entries = testing::MakeEntries(20000, 4);
   TableOptions options;
-  options.filter_policy = NewClassicBloomPolicy(10);
+  options.filter_policy = *NewClassicBloomPolicy(10);
   const std::string bytes = testing::BuildTable(entries, options);
   auto table = Table::Open(NewMemRandomAccessFile(bytes));
   ASSERT_TRUE(table.ok());
@@ -285,13 +285,12 @@ TEST(TableTest, UserWrittenPolicyPlugsInWithoutTouchingTheLibrary) {
   auto table = Table::Open(NewMemRandomAccessFile(bytes), read_options);
   ASSERT_TRUE(table.ok());
   ASSERT_TRUE((*table)->filter_status().ok()) << (*table)->filter_status();
-  EXPECT_EQ((*table)->properties().at("lsmbloom.filter.policy"), "test.ExactSet");
+  EXPECT_EQ((*table)->properties().filter_policy, "test.ExactSet");
   EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
   // An exact filter rules out every absent key: no data block is read.
   for (int i = 0; i < 1000; ++i) ASSERT_TRUE((*table)->Get(testing::AbsentKey(i)).ok());
-  EXPECT_EQ((*table)->counters().data_block_reads.load(),
-            (*table)->counters().filter_true_positive.load());
-  EXPECT_EQ((*table)->counters().filter_ruled_out.load(), 1000u);
+  EXPECT_EQ((*table)->stats().data_block_reads, (*table)->stats().filter_true_positive);
+  EXPECT_EQ((*table)->stats().filter_ruled_out, 1000u);
 }
 
 TEST(TableTest, TombstonesAreInTheFilter) {
@@ -324,8 +323,7 @@ TEST(TableTest, PrefixFilterAnswersPrefixQueries) {
   read_options.prefix_extractors = {NewFixedPrefixExtractor(6)};
   auto table = Table::Open(NewMemRandomAccessFile(bytes), read_options);
   ASSERT_TRUE(table.ok());
-  EXPECT_EQ((*table)->properties().at("lsmbloom.filter.prefix_extractor"),
-            "lsmbloom.FixedPrefix.6");
+  EXPECT_EQ((*table)->properties().filter_prefix_extractor, "lsmbloom.FixedPrefix.6");
   int present_rejected = 0, absent_accepted = 0;
   for (int user = 0; user < 6000; ++user) {
     char prefix[16];
@@ -352,21 +350,26 @@ TEST(TableTest, PrefixFilterAnswersPrefixQueries) {
   EXPECT_TRUE((*plain)->PrefixMayMatch("u00001"));
 }
 
-TEST(TableTest, OutOfOrderAddIsRejectedAndTheTableStaysUsable) {
-  std::string bytes;
-  TableBuilder builder(TableOptions(), NewMemWritableFile(&bytes));
-  ASSERT_TRUE(builder.Add("b", 1, EntryType::kValue, "x").ok());
-  EXPECT_EQ(builder.Add("a", 1, EntryType::kValue, "x").code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(builder.Add("b", 1, EntryType::kValue, "y").code(),
-            absl::StatusCode::kInvalidArgument);  // Same (key, seq) twice.
-  EXPECT_EQ(builder.Add("b", 2, EntryType::kValue, "y").code(),
-            absl::StatusCode::kInvalidArgument);  // Newer after older.
-  ASSERT_TRUE(builder.Add("c", 1, EntryType::kValue, "z").ok());
-  ASSERT_TRUE(builder.Finish().ok());
-  auto table = Table::Open(NewMemRandomAccessFile(bytes));
-  ASSERT_TRUE(table.ok());
-  EXPECT_EQ((*table)->num_entries(), 2u);
+TEST(TableTest, OutOfOrderAddIsRejectedAndNoTableWithoutItIsWritten) {
+  struct Bad {
+    const char* key;
+    uint64_t seq;
+  };
+  const Bad bad[] = {{"a", 1},   // Key before the last.
+                     {"b", 1},   // Same (key, seq) twice.
+                     {"b", 2}};  // Newer after older.
+  for (const Bad& b : bad) {
+    SCOPED_TRACE(std::string(b.key) + "@" + std::to_string(b.seq));
+    std::string bytes;
+    TableBuilder builder(TableOptions(), NewMemWritableFile(&bytes));
+    ASSERT_TRUE(builder.Add("b", 1, EntryType::kValue, "x").ok());
+    const absl::Status s = builder.Add(b.key, b.seq, EntryType::kValue, "y");
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    // The entry is lost to this table, so the table must not be finished.
+    EXPECT_EQ(builder.Add("c", 1, EntryType::kValue, "z"), s);
+    EXPECT_EQ(builder.Finish(), s);
+    EXPECT_FALSE(Table::Open(NewMemRandomAccessFile(bytes)).ok());
+  }
 }
 
 TEST(TableTest, PosixFilesReadWithPreadAndMmap) {

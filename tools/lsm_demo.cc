@@ -85,10 +85,13 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
   BlockedBloomOptions filter_options;
   filter_options.bits_per_key = options.bits_per_key;
   TableOptions uniform_options;
-  uniform_options.filter_policy = NewBlockedBloomPolicy(filter_options);
-  if (uniform_options.filter_policy == nullptr) {
-    return absl::InvalidArgumentError("bad --bits_per_key");
+  absl::StatusOr<std::shared_ptr<const FilterPolicy>> uniform_policy =
+      NewBlockedBloomPolicy(filter_options);
+  if (!uniform_policy.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad --bits_per_key: ", uniform_policy.status().message()));
   }
+  uniform_options.filter_policy = *std::move(uniform_policy);
 
   TableSet with_filters, without_filters(LookupOptions{/*use_filters=*/false, false});
   const std::vector<fixture::FileSpec> layout = fixture::MakeLayout(n, 20261202);

@@ -80,8 +80,13 @@ absl::StatusOr<std::array<TableOptions, kNumLevels>> BudgetedTableOptions(
   for (int level = 0; level < kNumLevels; ++level) {
     BlockedBloomOptions filter;
     filter.bits_per_key = a->levels[level].bits_per_key;
-    options[level].filter_policy =
-        filter.bits_per_key > 0 ? NewBlockedBloomPolicy(filter) : nullptr;
+    if (filter.bits_per_key == 0) {
+      options[level].filter_policy = nullptr;  // The budget gives this level none.
+      continue;
+    }
+    absl::StatusOr<std::shared_ptr<const FilterPolicy>> policy = NewBlockedBloomPolicy(filter);
+    if (!policy.ok()) return policy.status();
+    options[level].filter_policy = *std::move(policy);
   }
   if (allocation != nullptr) *allocation = *std::move(a);
   return options;

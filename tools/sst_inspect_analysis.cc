@@ -160,7 +160,7 @@ absl::StatusOr<ProbeResult> MeasureFpr(const Table& table, const FilterReader& r
     progress->Update(i);
     const std::string key = key_of(i);
     // Unfiltered, so a filter that wrongly says "no" cannot vouch for absence.
-    absl::StatusOr<LookupResult> found = table.GetAfterFilter(key, false);
+    absl::StatusOr<LookupResult> found = GetUnfiltered(table, key);
     if (!found.ok()) return found.status();
     if (found->kind != LookupResult::Kind::kNotFound) {
       r.excluded++;
@@ -293,7 +293,7 @@ bool Verifier::CheckOrder(const TableEntry& e) {
 }
 
 void Verifier::CheckLookup(const TableEntry& e) {
-  absl::StatusOr<LookupResult> got = t_.table().GetAfterFilter(e.user_key, false);
+  absl::StatusOr<LookupResult> got = GetUnfiltered(t_.table(), e.user_key);
   const LookupResult::Kind want = e.type == EntryType::kValue
                                       ? LookupResult::Kind::kFound
                                       : LookupResult::Kind::kDeleted;
@@ -332,14 +332,14 @@ void Verifier::CheckFilter(std::string_view key, bool is_prefix) {
 }
 
 void Verifier::CheckDataBlocks(Progress* progress) {
-  absl::StatusOr<std::vector<BlockLocation>> blocks = t_.table().DataBlocks();
+  absl::StatusOr<std::vector<BlockLocation>> blocks = DataBlockLocations(t_.table());
   if (!blocks.ok()) {
     AddProblem("index", std::string(blocks.status().message()));
     return;
   }
   for (size_t i = 0; i < blocks->size(); ++i) {
     const BlockLocation& b = (*blocks)[i];
-    const absl::Status s = t_.table().CheckDataBlock(b);
+    const absl::Status s = CheckDataBlock(t_.table(), b);
     report_->data_blocks_checked++;
     progress->Update(report_->data_blocks_checked);
     if (s.ok()) continue;
@@ -395,14 +395,14 @@ void Verifier::ReadEntries(Progress* progress) {
 void Verifier::CheckProperties() {
   if (!read_all_) return;  // Counts of a partial read mean nothing.
   const Table& table = t_.table();
-  report_->data_blocks = t_.PropertyUint("lsmbloom.num_data_blocks");
+  report_->data_blocks = t_.properties().num_data_blocks;
   auto expect = [&](const char* what, uint64_t recorded, uint64_t found) {
     if (recorded == found) return;
     AddProblem("properties", absl::StrCat("properties record ", recorded, " ", what,
                                           ", the table holds ", found));
   };
   expect("entries", table.num_entries(), report_->entries);
-  expect("deletions", t_.PropertyUint("lsmbloom.num_deletions"), report_->deletions);
+  expect("deletions", t_.properties().num_deletions, report_->deletions);
   const std::string last_key = prev_key_;
   if (report_->entries > 0 && (table.smallest_user_key() != first_key_ ||
                                table.largest_user_key() != last_key)) {

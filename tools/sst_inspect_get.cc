@@ -53,7 +53,7 @@ int RunGet(const Options& o, const std::vector<InputFile>& files, const std::str
     absl::StatusOr<InspectedTable> t = InspectedTable::Open(file.path);
     // Unfiltered, so the answer stands even if the filter is wrong.
     absl::StatusOr<LookupResult> r =
-        t.ok() ? t->table().GetAfterFilter(key, false) : absl::StatusOr<LookupResult>(t.status());
+        t.ok() ? GetUnfiltered(t->table(), key) : absl::StatusOr<LookupResult>(t.status());
     if (!r.ok()) {
       (*doc)["files"].push_back(FileError(file.shown, r.status()));
       ok = false;

@@ -14,7 +14,7 @@ namespace inspect {
 namespace {
 
 std::string CreationTime(const InspectedTable& t) {
-  const int64_t seconds = static_cast<int64_t>(t.PropertyUint("lsmbloom.creation_time"));
+  const int64_t seconds = t.properties().creation_time;
   return absl::StrCat(seconds, " (",
                       absl::FormatTime("%Y-%m-%d %H:%M:%S UTC", absl::FromUnixSeconds(seconds),
                                        absl::UTCTimeZone()),
@@ -40,10 +40,11 @@ void PrintFilterParameters(const FilterView& f) {
 
 void PrintText(const Style& style, const std::string& shown, const InspectedTable& t) {
   const Table& table = t.table();
-  const uint64_t deletions = t.PropertyUint("lsmbloom.num_deletions");
+  const TableProperties& props = t.properties();
+  const uint64_t deletions = props.num_deletions;
   std::printf("%s\n", shown.c_str());
   Row("size", Bytes(table.file_size()));
-  const TableLayout& layout = table.layout();
+  const TableLayout layout = LayoutOf(table);
   Row("format", absl::StrCat("lsmbloom table v", table.format_version(),
                              " (footer of 64 bytes at ", layout.footer_offset,
                              ": magic and checksum ok)"));
@@ -51,19 +52,18 @@ void PrintText(const Style& style, const std::string& shown, const InspectedTabl
                        ? absl::StrFormat("%016x (every block's checksum is bound to it)",
                                          table.unique_id())
                        : "none (format v1: blocks are not bound to their place)");
-  Row("created", absl::StrCat(CreationTime(t), " by ", t.Property("lsmbloom.creator")));
+  Row("created", absl::StrCat(CreationTime(t), " by ", props.creator));
   Row("entries", absl::StrCat(table.num_entries(), ": ", table.num_entries() - deletions,
                               " values, ", deletions, " deletions"));
   if (HasDistinctKeys(t.filter())) Row("distinct keys", absl::StrCat(t.filter().keys_added()));
   Row("key range", absl::StrCat(Quoted(style, table.smallest_user_key()), " .. ",
                                 Quoted(style, table.largest_user_key())));
-  Row("raw sizes", absl::StrCat("keys ", Bytes(t.PropertyUint("lsmbloom.raw_key_size")),
-                                ", values ", Bytes(t.PropertyUint("lsmbloom.raw_value_size"))));
-  Row("data blocks", absl::StrCat(t.PropertyUint("lsmbloom.num_data_blocks"), ", ",
-                                  Bytes(t.PropertyUint("lsmbloom.data_size")), "; block size ",
-                                  t.Property("lsmbloom.block_size"), ", restart interval ",
-                                  t.Property("lsmbloom.restart_interval"), ", compression ",
-                                  t.Property("lsmbloom.compression")));
+  Row("raw sizes", absl::StrCat("keys ", Bytes(props.raw_key_size), ", values ",
+                                Bytes(props.raw_value_size)));
+  Row("data blocks", absl::StrCat(props.num_data_blocks, ", ", Bytes(props.data_size),
+                                  "; block size ", props.block_size, ", restart interval ",
+                                  props.restart_interval, ", compression ",
+                                  CompressionName(props.compression)));
   auto located = [](const BlockLocation& b) {
     return absl::StrCat(Bytes(b.size), " at ", b.offset);
   };
@@ -72,8 +72,8 @@ void PrintText(const Style& style, const std::string& shown, const InspectedTabl
   Row("properties block", located(layout.properties));
   if (layout.filter.size > 0) Row("filter block", located(layout.filter));
   PrintFilterSummary(t.filter());
-  Row("properties", absl::StrCat(table.properties().size(), ", as recorded:"));
-  for (const auto& [name, value] : table.properties()) {
+  Row("properties", absl::StrCat(t.recorded_properties().size(), ", as recorded:"));
+  for (const auto& [name, value] : t.recorded_properties()) {
     std::printf("    %-34s %s\n", EscapeBytes(name).c_str(), Quoted(Style{}, value).c_str());
   }
 }
@@ -90,34 +90,35 @@ Json PropsJson(const Style& style, const std::string& shown, const InspectedTabl
   j["unique_id"] = table.format_version() >= 2
                        ? Json(absl::StrFormat("%016x", table.unique_id()))
                        : Json(nullptr);
-  j["creator"] = EscapeBytes(t.Property("lsmbloom.creator"));
-  j["creation_time"] = t.PropertyUint("lsmbloom.creation_time");
+  const TableProperties& props = t.properties();
+  j["creator"] = EscapeBytes(props.creator);
+  j["creation_time"] = props.creation_time;
   j["entries"] = table.num_entries();
-  j["deletions"] = t.PropertyUint("lsmbloom.num_deletions");
+  j["deletions"] = props.num_deletions;
   j["distinct_keys"] =
       HasDistinctKeys(t.filter()) ? Json(t.filter().keys_added()) : Json(nullptr);
   j["smallest_key"] = ShowBytes(style, table.smallest_user_key());
   j["largest_key"] = ShowBytes(style, table.largest_user_key());
-  j["raw_key_bytes"] = t.PropertyUint("lsmbloom.raw_key_size");
-  j["raw_value_bytes"] = t.PropertyUint("lsmbloom.raw_value_size");
-  j["data_blocks"] = t.PropertyUint("lsmbloom.num_data_blocks");
-  j["data_bytes"] = t.PropertyUint("lsmbloom.data_size");
-  j["block_size"] = t.PropertyUint("lsmbloom.block_size");
-  j["restart_interval"] = t.PropertyUint("lsmbloom.restart_interval");
-  j["compression"] = EscapeBytes(t.Property("lsmbloom.compression"));
+  j["raw_key_bytes"] = props.raw_key_size;
+  j["raw_value_bytes"] = props.raw_value_size;
+  j["data_blocks"] = props.num_data_blocks;
+  j["data_bytes"] = props.data_size;
+  j["block_size"] = props.block_size;
+  j["restart_interval"] = props.restart_interval;
+  j["compression"] = CompressionName(props.compression);
   j["index_bytes"] = table.index_memory();
-  const TableLayout& layout = table.layout();
+  const TableLayout layout = LayoutOf(table);
   j["layout"] = Json{{"footer_offset", layout.footer_offset},
                      {"index", Location(layout.index)},
                      {"metaindex", Location(layout.metaindex)},
                      {"properties", Location(layout.properties)},
                      {"filter", layout.filter.size > 0 ? Location(layout.filter) : Json(nullptr)}};
   j["filter"] = FilterJson(t.filter());
-  Json props = Json::object();
-  for (const auto& [name, value] : table.properties()) {
-    props[EscapeBytes(name)] = EscapeBytes(value);
+  Json recorded = Json::object();
+  for (const auto& [name, value] : t.recorded_properties()) {
+    recorded[EscapeBytes(name)] = EscapeBytes(value);
   }
-  j["properties"] = props;
+  j["properties"] = recorded;
   return j;
 }
 
@@ -133,8 +134,8 @@ struct Totals {
     files++;
     bytes += table.file_size();
     entries += table.num_entries();
-    deletions += t.PropertyUint("lsmbloom.num_deletions");
-    data_blocks += t.PropertyUint("lsmbloom.num_data_blocks");
+    deletions += t.properties().num_deletions;
+    data_blocks += t.properties().num_data_blocks;
     filter_bytes += t.filter().size();
     filter_keys += t.filter().keys_added();
     if (table.num_entries() == 0) return;

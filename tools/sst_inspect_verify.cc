@@ -100,7 +100,7 @@ int RunVerify(const Options& o, const std::vector<InputFile>& files, Json* doc) 
     VerifyReport r;
     {
       Progress blocks(o.style.progress, "verify " + file.shown + ": checksums",
-                      t->PropertyUint("lsmbloom.num_data_blocks"), "data blocks");
+                      t->properties().num_data_blocks, "data blocks");
       Progress rows(o.style.progress, "verify " + file.shown + ": entries",
                     t->table().num_entries(), "entries");
       r = Verify(*t, &blocks, &rows);

@@ -156,11 +156,7 @@ int RunStats(Store& store, const std::vector<std::string>&) {
     uint64_t entries = 0, tombstones = 0, bytes = 0, filter = 0;
     for (const lsmbloom::TableFile& f : levels[level]) {
       entries += f.table->num_entries();
-      uint64_t deletions = 0;
-      auto it = f.table->properties().find("lsmbloom.num_deletions");
-      if (it != f.table->properties().end() && absl::SimpleAtoi(it->second, &deletions)) {
-        tombstones += deletions;
-      }
+      tombstones += f.table->properties().num_deletions;
       bytes += f.table->file_size();
       filter += f.table->filter_memory();
       if (!f.table->filter_status().ok()) {

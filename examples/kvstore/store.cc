@@ -243,7 +243,9 @@ absl::Status Store::Flush() {
   std::vector<lsmbloom::LevelFilterShape> shapes = ShapesOf(tables_.files());
   shapes[0].num_keys += mem_.size();
   shapes[0].checks += 1;
-  absl::StatusOr<NewTable> table = StartTable(OptionsForLevel(0, shapes));
+  absl::StatusOr<lsmbloom::TableOptions> options = OptionsForLevel(0, shapes);
+  if (!options.ok()) return options.status();
+  absl::StatusOr<NewTable> table = StartTable(*options);
   if (!table.ok()) return table.status();
   for (const auto& [key, e] : mem_) {
     // Tombstones too: they must shadow older values in deeper tables.
@@ -351,7 +353,9 @@ absl::Status Store::Compact(int level, std::vector<TableFile> inputs, bool allow
     shapes[out_level].num_keys += f.table->num_entries();
   }
   shapes[out_level].checks = 1;
-  const lsmbloom::TableOptions out_options = OptionsForLevel(out_level, shapes);
+  absl::StatusOr<lsmbloom::TableOptions> level_options = OptionsForLevel(out_level, shapes);
+  if (!level_options.ok()) return level_options.status();
+  const lsmbloom::TableOptions& out_options = *level_options;
 
   std::vector<std::unique_ptr<lsmbloom::TableIterator>> children;
   for (const TableFile& f : inputs) children.push_back(f.table->NewIterator());
@@ -407,7 +411,7 @@ absl::Status Store::Compact(int level, std::vector<TableFile> inputs, bool allow
   return absl::OkStatus();
 }
 
-lsmbloom::TableOptions Store::OptionsForLevel(
+absl::StatusOr<lsmbloom::TableOptions> Store::OptionsForLevel(
     int level, const std::vector<lsmbloom::LevelFilterShape>& shapes) const {
   lsmbloom::TableOptions options = options_.table_options;
   if (options_.filter_budget_bits_per_key <= 0) return options;
@@ -418,8 +422,14 @@ lsmbloom::TableOptions Store::OptionsForLevel(
   lsmbloom::BlockedBloomOptions filter;
   filter.bits_per_key = split.ok() ? split->levels[level].bits_per_key
                                    : std::min(30.0, options_.filter_budget_bits_per_key);
-  options.filter_policy =
-      filter.bits_per_key > 0 ? lsmbloom::NewBlockedBloomPolicy(filter) : nullptr;
+  if (filter.bits_per_key == 0) {
+    options.filter_policy = nullptr;  // The budget gives this level no filter.
+    return options;
+  }
+  absl::StatusOr<std::shared_ptr<const lsmbloom::FilterPolicy>> policy =
+      lsmbloom::NewBlockedBloomPolicy(filter);
+  if (!policy.ok()) return policy.status();
+  options.filter_policy = *std::move(policy);
   return options;
 }
 
@@ -449,8 +459,7 @@ absl::StatusOr<TableFile> Store::OpenTable(int level, uint64_t number) const {
   // The built-in policies, plus ours in case it is a custom one; the last
   // of a name wins.
   lsmbloom::TableReadOptions read_options;
-  read_options.filter_policies = {lsmbloom::NewBlockedBloomPolicy(),
-                                  lsmbloom::NewClassicBloomPolicy()};
+  read_options.filter_policies = lsmbloom::BuiltinFilterPolicies();
   if (options_.table_options.filter_policy != nullptr) {
     read_options.filter_policies.push_back(options_.table_options.filter_policy);
   }

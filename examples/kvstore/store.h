@@ -147,7 +147,7 @@ class Store {
 
   // Table options for a new table of `level`, given the levels' entries
   // and files once the flush or compaction writing it is done.
-  lsmbloom::TableOptions OptionsForLevel(
+  absl::StatusOr<lsmbloom::TableOptions> OptionsForLevel(
       int level, const std::vector<lsmbloom::LevelFilterShape>& shapes) const;
   absl::StatusOr<NewTable> StartTable(const lsmbloom::TableOptions& options);
   absl::StatusOr<lsmbloom::TableFile> FinishTable(int level, NewTable table);

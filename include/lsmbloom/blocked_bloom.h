@@ -186,6 +186,8 @@ class BlockedBloomReader {
   }
 
   const FilterGeometry& geometry() const { return geometry_; }
+  // The format version in the filter's header (docs/FORMAT.md).
+  int format_version() const { return format_version_; }
   // The bit array, num_blocks * 64 bytes (for inspection).
   std::string_view bits() const {
     return std::string_view(reinterpret_cast<const char*>(bits_),
@@ -199,6 +201,7 @@ class BlockedBloomReader {
   BlockedBloomReader() = default;
 
   FilterGeometry geometry_;
+  int format_version_ = 0;
   const uint8_t* bits_ = nullptr;
   // Kernels resolved once per reader, never per probe or per batch.
   ProbeFn probe_one_ = nullptr;

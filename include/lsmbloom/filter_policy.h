@@ -16,11 +16,12 @@
 #define LSMBLOOM_FILTER_POLICY_H_
 
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "lsmbloom/blocked_bloom.h"
@@ -38,11 +39,10 @@ class FilterBuilder {
   // Builders that place keys by a KeyHash() return its HashSpec, so a caller
   // that has hashed a key already can hand over the hash; others return null.
   virtual const HashSpec* hash_spec() const { return nullptr; }
-  // Same as AddKey(key). REQUIRES: hash_spec() != nullptr and
-  // hash == KeyHash(key, *hash_spec()). A builder without a HashSpec cannot
-  // place a bare hash; rather than drop the key (a false negative later),
-  // the default aborts.
-  virtual void AddHash(uint64_t /*hash*/) { std::abort(); }
+  // Same as AddKey(key) for hash == KeyHash(key, *hash_spec()). A builder
+  // without a HashSpec cannot place a bare hash: FailedPrecondition, the key
+  // not added (the caller must AddKey it, or its filter would lose it).
+  virtual absl::Status AddHash(uint64_t hash);
 
   virtual absl::StatusOr<std::string> Finish() = 0;
 };
@@ -90,16 +90,31 @@ class FilterPolicy {
       std::string_view filter) const = 0;
 };
 
-// The cache-line-blocked Bloom filter. Name "lsmbloom.BlockedBloom.v1".
-// Its reader verifies the filter's own header and checksums. Returns null
-// if ValidateOptions(options) fails (and a null policy writes no filter).
-std::shared_ptr<const FilterPolicy> NewBlockedBloomPolicy(
-    const BlockedBloomOptions& options = BlockedBloomOptions());
+// The built-in policies' names, as tables record them.
+inline constexpr char kBlockedBloomPolicyName[] = "lsmbloom.BlockedBloom.v1";
+inline constexpr char kClassicBloomPolicyName[] = "lsmbloom.ClassicBloom.v1";
+
+// The cache-line-blocked Bloom filter (kBlockedBloomPolicyName). Its reader
+// verifies the filter's own header and checksums. InvalidArgument, naming
+// the field, if ValidateOptions(options) fails.
+absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewBlockedBloomPolicy(
+    const BlockedBloomOptions& options);
 
 // A standard Bloom filter over one bit array (no blocks), k probes from
 // 64-bit double hashing of XXH3-64; the accuracy reference for the blocked
-// filter. Name "lsmbloom.ClassicBloom.v1". Null unless 0 < bits_per_key <= 1000.
-std::shared_ptr<const FilterPolicy> NewClassicBloomPolicy(double bits_per_key = 10);
+// filter (kClassicBloomPolicyName). InvalidArgument unless
+// 0 < bits_per_key <= 1000.
+absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewClassicBloomPolicy(
+    double bits_per_key);
+
+// The blocked Bloom filter with default options (10 bits/key): what
+// TableOptions writes unless told otherwise. Never null.
+std::shared_ptr<const FilterPolicy> DefaultFilterPolicy();
+
+// Every built-in policy, with default options: what a table reader loads
+// filters with when TableReadOptions names no policies. A reader needs no
+// options: each filter describes itself.
+std::vector<std::shared_ptr<const FilterPolicy>> BuiltinFilterPolicies();
 
 }  // namespace lsmbloom
 

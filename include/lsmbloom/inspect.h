@@ -7,6 +7,7 @@
 // code the table reader uses, so a tool re-derives nothing from FORMAT.md.
 //
 //   absl::StatusOr<InspectedTable> t = InspectedTable::Open("t.sst");
+//   TableLayout parts = LayoutOf(t->table());
 //   for (const DataBlockInfo& b : *DescribeDataBlocks(*t)) ...
 //   if (t->filter().blocked()) t->filter().BlockOfHash(hash);
 
@@ -15,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,16 +30,52 @@
 #include "lsmbloom/filter_policy.h"
 #include "lsmbloom/options.h"
 #include "lsmbloom/table.h"
+#include "lsmbloom/table_properties.h"
 
 namespace lsmbloom {
 
-// The name of the built-in blocked Bloom filter policy, as tables record it.
-inline constexpr char kBlockedBloomPolicyName[] = "lsmbloom.BlockedBloom.v1";
+namespace internal {
+class FilterKeySelector;
+}  // namespace internal
 
-// The built-in policy or prefix extractor of that name
-// ("lsmbloom.FixedPrefix.N" for any N), or null.
+// The built-in policy or prefix extractor of that name (any length of
+// NewFixedPrefixExtractor), or null.
 std::shared_ptr<const FilterPolicy> BuiltinFilterPolicy(std::string_view name);
 std::shared_ptr<const PrefixExtractor> BuiltinPrefixExtractor(std::string_view name);
+
+// Where one block sits in a table file: its offset and size, not counting
+// the 9-byte trailer (compression byte, checksum) that follows it.
+struct BlockLocation {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+// The parts of a table file as its footer and meta-index name them
+// (docs/FORMAT.md).
+struct TableLayout {
+  BlockLocation index, metaindex, properties;
+  BlockLocation filter;        // Size 0 if the table has no filter block.
+  uint64_t footer_offset = 0;  // Of the 64-byte footer: file size - 64.
+};
+
+// Where the footer, index, meta-index, properties and filter are.
+TableLayout LayoutOf(const Table& table);
+
+// Every data block, in key order, as the index lists them. DataLoss if the
+// index holds a handle it cannot decode.
+absl::StatusOr<std::vector<BlockLocation>> DataBlockLocations(const Table& table);
+
+// Reads one data block and checks it: checksum, decompression, and the
+// block's own structure. OK, or the error a lookup there would get (naming
+// the block's offset); for an intact block that was written for another
+// offset of this table, DataLoss saying "misplaced" and which offset. Not
+// counted in Table::stats().
+absl::Status CheckDataBlock(const Table& table, const BlockLocation& block);
+
+// The newest entry for `user_key` from the index and data blocks, the
+// filter not consulted: an answer that stands even if the filter is wrong.
+// Not counted in Table::stats().
+absl::StatusOr<LookupResult> GetUnfiltered(const Table& table, std::string_view user_key);
 
 // A table's filter as the table recorded it and the reader took it.
 class FilterView {
@@ -63,7 +101,7 @@ class FilterView {
   // For a trusted blocked Bloom filter: its reader and its header's format
   // version; else null and 0.
   const BlockedBloomReader* blocked() const { return blocked_ ? &*blocked_ : nullptr; }
-  int blocked_format_version() const { return blocked_format_version_; }
+  int blocked_format_version() const { return blocked_ ? blocked_->format_version() : 0; }
 
   // The filter block a hash selects (docs/FORMAT.md).
   // REQUIRES: blocked() and at least one block.
@@ -85,7 +123,6 @@ class FilterView {
   const FilterReader* reader_ = nullptr;
   std::unique_ptr<FilterReader> own_reader_;  // Backs reader_ if the table has none.
   std::optional<BlockedBloomReader> blocked_;
-  int blocked_format_version_ = 0;
 };
 
 // A table opened for inspection: with the built-in prefix extractor its
@@ -101,39 +138,41 @@ class InspectedTable {
   InspectedTable& operator=(InspectedTable&&) = default;
 
   const Table& table() const { return *table_; }
+  const TableProperties& properties() const { return table_->properties(); }
   const FilterView& filter() const { return *filter_; }
   // Null unless the filter holds prefixes of a built-in extractor.
   const PrefixExtractor* prefix_extractor() const { return prefix_extractor_.get(); }
-  const RandomAccessFile& file() const { return *file_; }
 
-  // A property, "" when missing; a numeric one, 0 when missing or malformed.
-  std::string Property(std::string_view name) const;
-  uint64_t PropertyUint(std::string_view name) const;
+  // Every property as the properties block records it, by name: the known
+  // ones in their stored form and any this version does not know.
+  const std::map<std::string, std::string>& recorded_properties() const {
+    return recorded_properties_;
+  }
 
  private:
   InspectedTable() = default;
+  void LoadFilterView();
   std::unique_ptr<Table> table_;
   std::shared_ptr<const PrefixExtractor> prefix_extractor_;
   std::unique_ptr<FilterView> filter_;  // Points into table_.
-  std::unique_ptr<RandomAccessFile> file_;  // For reading blocks directly.
+  std::map<std::string, std::string> recorded_properties_;
 };
 
 // Replays what TableBuilder gives its filter: each user key once (when the
 // filter holds whole keys) and each run of equal prefixes once (when it
 // holds prefixes by a reproducible extractor), in entry order.
+// The rule is TableBuilder's own (one implementation serves both).
 class FilterKeys {
  public:
   explicit FilterKeys(const InspectedTable& t);
+  ~FilterKeys();
   // Calls fn(key, is_prefix) for each filter key that `user_key`, the next
   // entry's key, adds.
   void Add(std::string_view user_key,
            const std::function<void(std::string_view key, bool is_prefix)>& fn);
 
  private:
-  const bool whole_keys_;
-  const PrefixExtractor* const extractor_;
-  std::string last_key_, last_prefix_;
-  bool has_key_ = false, has_prefix_ = false;
+  std::unique_ptr<internal::FilterKeySelector> selector_;
 };
 
 // One data block, as read from the file.
@@ -176,9 +215,6 @@ struct MetaIndexEntry {
   BlockLocation block;
 };
 absl::StatusOr<std::vector<MetaIndexEntry>> ReadMetaIndex(const InspectedTable& t);
-
-// "none", "snappy", "zstd".
-const char* CompressionName(Compression compression);
 
 // The bytes `raw` would take on disk as a data block written with
 // `compression`, as TableBuilder stores it: compressed only when that saves

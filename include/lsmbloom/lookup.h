@@ -154,6 +154,9 @@ class TableSet {
 
   // Counters since construction (or ResetStats), plus the current files.
   LookupStats stats() const;
+  // Zeroes every counter stats() reports. Lookups here count only in
+  // these counters, never in a table's own (Table::stats()), so no count a
+  // lookup made survives a reset, and sets sharing a table stay apart.
   void ResetStats();
 
   // The files of the current version, per level, in search order.
@@ -177,7 +180,8 @@ class TableSet {
   // Looks `key` up in a file whose filter was not probed with the key's
   // hash; returns true when the search can stop.
   bool SearchFile(const TableFile& file, std::string_view key, uint64_t hash,
-                  bool filter_allowed, absl::StatusOr<LookupResult>* result) const;
+                  bool filter_allowed, LocalCounts* counts,
+                  absl::StatusOr<LookupResult>* result) const;
   // Adds one lookup's (or batch's) counts to counters_.
   void Flush(const LocalCounts& counts) const;
 

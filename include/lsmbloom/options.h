@@ -38,7 +38,7 @@ enum class Compression : uint8_t { kNone = 0, kSnappy = 1, kZstd = 2 };
 
 struct TableOptions {
   // Null writes a table without a filter.
-  std::shared_ptr<const FilterPolicy> filter_policy = NewBlockedBloomPolicy();
+  std::shared_ptr<const FilterPolicy> filter_policy = DefaultFilterPolicy();
   // Put whole user keys in the filter (point lookups).
   bool whole_key_filtering = true;
   // Also put prefixes in the filter (prefix seeks), if set.

@@ -6,31 +6,30 @@
 // (format version 2) is bound to the table's unique id, the block's offset
 // and its kind, so a block moved or swapped within the file, or copied from
 // another table, fails its check with DataLoss naming the block's kind and
-// offset. The filter is advisory: when it is missing, of an
-// unknown policy, or fails its checks, the table still opens and answers
-// every lookup correctly, only without filtering, and filter_status() says
-// why.
+// offset. So is a property whose value does not parse (table_properties.h).
+// The filter is advisory: when it is missing, of an unknown policy, or fails
+// its checks, the table still opens and answers every lookup correctly,
+// only without filtering, and filter_status() says why.
 //
 // Get() consults the filter before touching the index or any data block.
-// All const methods are safe to call from many threads at once.
+// All const methods are safe to call from many threads at once. Lookups
+// across the tables of an LSM tree go through TableSet (lsmbloom/lookup.h);
+// looking inside a table file, through lsmbloom/inspect.h.
 
 #ifndef LSMBLOOM_TABLE_H_
 #define LSMBLOOM_TABLE_H_
 
-#include <atomic>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
-#include <vector>
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "lsmbloom/file.h"
 #include "lsmbloom/options.h"
 #include "lsmbloom/table_builder.h"
+#include "lsmbloom/table_properties.h"
 
 namespace lsmbloom {
 
@@ -41,13 +40,14 @@ struct LookupResult {
   std::string value;      // kFound only.
 };
 
-// Filter outcomes and reads of one table; relaxed counters.
-struct TableCounters {
-  std::atomic<uint64_t> filter_checked{0};     // Lookups the filter answered.
-  std::atomic<uint64_t> filter_ruled_out{0};   // ... with a certain "no".
-  std::atomic<uint64_t> filter_positive{0};    // ... with "maybe".
-  std::atomic<uint64_t> filter_true_positive{0};  // "maybe" and the key was there.
-  std::atomic<uint64_t> data_block_reads{0};
+// What this table's own Get() found (a TableSet counts its lookups in its
+// own stats, not here). A snapshot.
+struct TableStats {
+  uint64_t filter_checked = 0;        // Lookups the filter answered,
+  uint64_t filter_ruled_out = 0;      // ... with a certain "no",
+  uint64_t filter_positive = 0;       // ... with "maybe",
+  uint64_t filter_true_positive = 0;  // ... "maybe", and the key was there.
+  uint64_t data_block_reads = 0;
 };
 
 // One entry, as an iterator yields it.
@@ -72,20 +72,10 @@ class TableIterator {
   virtual absl::Status status() const = 0;
 };
 
-// Where one block sits in a table file: its offset and size, not counting
-// the 9-byte trailer (compression byte, checksum) that follows it.
-struct BlockLocation {
-  uint64_t offset = 0;
-  uint64_t size = 0;
-};
-
-// The parts of a table file as its footer and meta-index name them
-// (docs/FORMAT.md).
-struct TableLayout {
-  BlockLocation index, metaindex, properties;
-  BlockLocation filter;        // Size 0 if the table has no filter block.
-  uint64_t footer_offset = 0;  // Of the 64-byte footer: file size - 64.
-};
+namespace internal {
+class TableLookup;      // The lookup path's access (src/table/table_lookup.h).
+class TableInspection;  // lsmbloom/inspect.h's (src/table/table_inspection.h).
+}  // namespace internal
 
 class Table {
  public:
@@ -94,24 +84,9 @@ class Table {
       const TableReadOptions& options = TableReadOptions());
   ~Table();
 
-  // The newest entry for `user_key`.
+  // The newest entry for `user_key`. Consults the filter first; counted in
+  // stats().
   absl::StatusOr<LookupResult> Get(std::string_view user_key) const;
-  // As Get, with hash == KeyHash(user_key, *filter_hash_spec()) computed by
-  // the caller once for many tables. REQUIRES: filter_hash_spec() != null.
-  absl::StatusOr<LookupResult> GetWithHash(std::string_view user_key,
-                                           uint64_t hash) const;
-  // The lookup after a filter said "maybe" (or none was consulted). Counts
-  // the outcome as a filter positive when `filter_said_maybe`. Adds the
-  // data blocks it read to *blocks_read, if given.
-  absl::StatusOr<LookupResult> GetAfterFilter(std::string_view user_key,
-                                              bool filter_said_maybe,
-                                              uint64_t* blocks_read = nullptr) const;
-
-  // The filter's answer for hash == KeyHash(key, *filter_hash_spec()),
-  // counted in counters(). REQUIRES: filter_hash_spec() != null.
-  bool HashMayMatch(uint64_t hash) const;
-  // Batched HashMayMatch (SIMD, prefetching). REQUIRES: sizes equal.
-  void HashesMayMatch(absl::Span<const uint64_t> hashes, absl::Span<bool> out) const;
 
   // False only if the table certainly has no entry for `user_key`.
   // Not counted: a query, not a lookup.
@@ -122,35 +97,17 @@ class Table {
   // otherwise true.
   bool PrefixMayMatch(std::string_view prefix) const;
 
-  // Non-null when the filter is trusted and takes precomputed hashes.
-  const HashSpec* filter_hash_spec() const;
   // The filter when it is trusted and filters whole keys; else null.
   const FilterReader* whole_key_filter() const;
   // OK if the filter is in use; otherwise why not (NotFound: the table has
   // none; DataLoss/InvalidArgument/Unimplemented: it cannot be trusted).
   const absl::Status& filter_status() const;
-  // The filter block's bytes the filter reader was opened on, for tools that
-  // inspect a filter; empty unless filter_status() is OK. Valid as long as
-  // the table.
-  std::string_view filter_bytes() const;
 
   // REQUIRES: the iterator is destroyed before the table.
   std::unique_ptr<TableIterator> NewIterator() const;
 
-  // Where the footer, index, meta-index, properties and filter are.
-  const TableLayout& layout() const;
-  // Every data block, in key order, as the index lists them. DataLoss if the
-  // index holds a handle it cannot decode.
-  absl::StatusOr<std::vector<BlockLocation>> DataBlocks() const;
-  // Reads one data block and checks it: checksum, decompression, and the
-  // block's own structure. OK, or the error a lookup there would get (naming
-  // the block's offset); for an intact block that was written for another
-  // offset of this table, DataLoss saying "misplaced" and which offset. Not
-  // counted in counters().
-  absl::Status CheckDataBlock(const BlockLocation& block) const;
-
-  // Everything the properties block recorded, as strings.
-  const std::map<std::string, std::string>& properties() const;
+  // What the properties block recorded (lsmbloom/table_properties.h).
+  const TableProperties& properties() const;
   std::string_view smallest_user_key() const;
   std::string_view largest_user_key() const;
   uint64_t num_entries() const;
@@ -168,9 +125,12 @@ class Table {
   uint64_t filter_memory() const;
   uint64_t index_memory() const;
 
-  TableCounters& counters() const;
+  // Counts of Get() since the table was opened.
+  TableStats stats() const;
 
  private:
+  friend class internal::TableLookup;
+  friend class internal::TableInspection;
   struct Rep;
   explicit Table(std::unique_ptr<Rep> rep);
   std::unique_ptr<Rep> rep_;

@@ -9,9 +9,11 @@
 // older table that still has the value.
 //
 // Call order: (Add)* then Finish() or Abandon(). The first error is latched:
-// later calls return it. Until Finish() succeeds the file is not complete
-// (no footer; with NewPosixWritableFile not even at its final name), so no
-// reader accepts a half-written table. Not thread-safe.
+// later calls return it, an entry Add() rejected included (out of order, too
+// large, a bad sequence number), so a table can never be published without
+// an entry its writer meant it to hold. Until Finish() succeeds the file is
+// not complete (no footer; with NewPosixWritableFile not even at its final
+// name), so no reader accepts a half-written table. Not thread-safe.
 
 #ifndef LSMBLOOM_TABLE_BUILDER_H_
 #define LSMBLOOM_TABLE_BUILDER_H_
@@ -41,10 +43,13 @@ class TableBuilder {
 
   // REQUIRES: after every earlier entry in the order above;
   // seq <= kMaxSequenceNumber; key and value together at most 1 GiB.
-  // InvalidArgument otherwise.
+  // InvalidArgument otherwise, latched: Finish() then returns it too.
   absl::Status Add(std::string_view user_key, uint64_t seq, EntryType type,
                    std::string_view value);
 
+  // Writes the filter, properties, meta-index, index and footer, then syncs
+  // and closes the file (which publishes it). On any error, now or latched
+  // earlier, returns it and discards the file instead.
   absl::Status Finish();
   // Stops without completing the file.
   void Abandon();

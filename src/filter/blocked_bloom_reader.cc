@@ -28,6 +28,7 @@ absl::StatusOr<BlockedBloomReader> BlockedBloomReader::Open(
   if (!geometry.ok()) return geometry.status();
   BlockedBloomReader reader;
   reader.geometry_ = *geometry;
+  reader.format_version_ = internal::kFormatVersion;  // The only one Decode accepts.
   reader.bits_ =
       reinterpret_cast<const uint8_t*>(filter.data()) + internal::kHeaderBytes;
   reader.probe_one_ = internal::ChosenProbeOne();

@@ -42,7 +42,10 @@ class ClassicBuilder : public FilterBuilder {
   explicit ClassicBuilder(double bits_per_key) : bits_per_key_(bits_per_key) {}
   void AddKey(std::string_view key) override { hashes_.push_back(KeyHash(key)); }
   const HashSpec* hash_spec() const override { return &spec_; }
-  void AddHash(uint64_t hash) override { hashes_.push_back(hash); }
+  absl::Status AddHash(uint64_t hash) override {
+    hashes_.push_back(hash);
+    return absl::OkStatus();
+  }
 
   absl::StatusOr<std::string> Finish() override {
     std::sort(hashes_.begin(), hashes_.end());
@@ -115,7 +118,7 @@ class ClassicReader : public FilterReader {
 class ClassicPolicy : public FilterPolicy {
  public:
   explicit ClassicPolicy(double bits_per_key) : bits_per_key_(bits_per_key) {}
-  std::string Name() const override { return "lsmbloom.ClassicBloom.v1"; }
+  std::string Name() const override { return kClassicBloomPolicyName; }
   std::unique_ptr<FilterBuilder> NewBuilder() const override {
     return std::make_unique<ClassicBuilder>(bits_per_key_);
   }
@@ -151,9 +154,13 @@ class ClassicPolicy : public FilterPolicy {
 
 }  // namespace
 
-std::shared_ptr<const FilterPolicy> NewClassicBloomPolicy(double bits_per_key) {
-  if (!(bits_per_key > 0 && bits_per_key <= 1000)) return nullptr;
-  return std::make_shared<ClassicPolicy>(bits_per_key);
+absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewClassicBloomPolicy(
+    double bits_per_key) {
+  if (!(bits_per_key > 0 && bits_per_key <= 1000)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "classic Bloom filter: bits_per_key ", bits_per_key, " is not in (0, 1000]"));
+  }
+  return std::shared_ptr<const FilterPolicy>(std::make_shared<ClassicPolicy>(bits_per_key));
 }
 
 }  // namespace lsmbloom

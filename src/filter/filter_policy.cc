@@ -1,10 +1,14 @@
 #include "lsmbloom/filter_policy.h"
 
-#include <cstdio>
 
 #include "absl/strings/str_format.h"
 
 namespace lsmbloom {
+
+absl::Status FilterBuilder::AddHash(uint64_t /*hash*/) {
+  return absl::FailedPreconditionError(
+      "this filter builder places keys, not hashes (hash_spec() is null): use AddKey");
+}
 
 void FilterReader::HashesMayMatch(absl::Span<const uint64_t> hashes,
                                   absl::Span<bool> out) const {
@@ -19,7 +23,10 @@ class BlockedBloomFilterBuilder : public FilterBuilder {
       : builder_(std::move(builder)) {}
   void AddKey(std::string_view key) override { builder_.AddKey(key); }
   const HashSpec* hash_spec() const override { return &builder_.options().hash; }
-  void AddHash(uint64_t hash) override { builder_.AddHash(hash); }
+  absl::Status AddHash(uint64_t hash) override {
+    builder_.AddHash(hash);
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::string> Finish() override { return builder_.Finish(); }
 
  private:
@@ -65,7 +72,7 @@ class BlockedBloomPolicy : public FilterPolicy {
   // Keeps the resolved options, so each table's builder skips the model.
   explicit BlockedBloomPolicy(const BlockedBloomOptions& options)
       : options_(BlockedBloomBuilder::Create(options)->options()) {}
-  std::string Name() const override { return "lsmbloom.BlockedBloom.v1"; }
+  std::string Name() const override { return kBlockedBloomPolicyName; }
   std::unique_ptr<FilterBuilder> NewBuilder() const override {
     // Options were validated when the policy was made.
     return std::make_unique<BlockedBloomFilterBuilder>(
@@ -84,10 +91,21 @@ class BlockedBloomPolicy : public FilterPolicy {
 
 }  // namespace
 
-std::shared_ptr<const FilterPolicy> NewBlockedBloomPolicy(
+absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewBlockedBloomPolicy(
     const BlockedBloomOptions& options) {
-  if (!ValidateOptions(options).ok()) return nullptr;
-  return std::make_shared<BlockedBloomPolicy>(options);
+  absl::Status s = ValidateOptions(options);
+  if (!s.ok()) return s;
+  return std::shared_ptr<const FilterPolicy>(std::make_shared<BlockedBloomPolicy>(options));
+}
+
+std::shared_ptr<const FilterPolicy> DefaultFilterPolicy() {
+  static const auto* policy = new std::shared_ptr<const FilterPolicy>(
+      std::make_shared<BlockedBloomPolicy>(BlockedBloomOptions()));
+  return *policy;
+}
+
+std::vector<std::shared_ptr<const FilterPolicy>> BuiltinFilterPolicies() {
+  return {DefaultFilterPolicy(), *NewClassicBloomPolicy(10)};
 }
 
 }  // namespace lsmbloom

@@ -5,6 +5,7 @@
 #include "lsmbloom/inspect.h"
 #include "src/table/block.h"
 #include "src/table/format.h"
+#include "src/table/table_inspection.h"
 
 namespace lsmbloom {
 
@@ -13,21 +14,23 @@ namespace {
 using internal::Block;
 using internal::BlockHandle;
 using internal::BlockKind;
+using internal::TableInspection;
 
-internal::TableContext ContextOf(const Table& table) {
-  internal::TableContext c;
-  c.format_version = table.format_version();
-  c.unique_id = table.unique_id();
-  return c;
+BlockHandle HandleOf(const BlockLocation& b) {
+  BlockHandle h;
+  h.offset = b.offset;
+  h.size = b.size;
+  return h;
 }
+
+BlockLocation LocationOf(const BlockHandle& h) { return BlockLocation{h.offset, h.size}; }
 
 absl::StatusOr<Block> ReadParsed(const InspectedTable& t, const BlockLocation& where,
                                  BlockKind kind, Compression* compression = nullptr) {
-  BlockHandle h;
-  h.offset = where.offset;
-  h.size = where.size;
+  const Table& table = t.table();
   absl::StatusOr<internal::BlockContents> c =
-      internal::ReadBlock(t.file(), h, kind, ContextOf(t.table()), /*verify_checksum=*/true);
+      internal::ReadBlock(TableInspection::File(table), HandleOf(where), kind,
+                          TableInspection::Context(table), /*verify_checksum=*/true);
   if (!c.ok()) return c.status();
   if (compression != nullptr) *compression = c->compression;
   return Block::Parse(std::move(*c), internal::BlockKindName(kind));
@@ -37,7 +40,7 @@ absl::StatusOr<Block> ReadParsed(const InspectedTable& t, const BlockLocation& w
 void Describe(const InspectedTable& t, DataBlockInfo* info) {
   // Checksum and placement first, with the reader's own explanation of a
   // block written for another offset.
-  info->status = t.table().CheckDataBlock(info->location);
+  info->status = CheckDataBlock(t.table(), info->location);
   if (!info->status.ok()) return;
   absl::StatusOr<Block> block =
       ReadParsed(t, info->location, BlockKind::kData, &info->compression);
@@ -69,13 +72,31 @@ void Describe(const InspectedTable& t, DataBlockInfo* info) {
 
 }  // namespace
 
-const char* CompressionName(Compression compression) {
-  switch (compression) {
-    case Compression::kNone: return "none";
-    case Compression::kSnappy: return "snappy";
-    case Compression::kZstd: return "zstd";
-  }
-  return "unknown";
+TableLayout LayoutOf(const Table& table) {
+  const internal::TableHandles& h = TableInspection::Handles(table);
+  TableLayout layout;
+  layout.index = LocationOf(h.index);
+  layout.metaindex = LocationOf(h.metaindex);
+  layout.properties = LocationOf(h.properties);
+  layout.filter = LocationOf(h.filter);
+  layout.footer_offset = h.footer_offset;
+  return layout;
+}
+
+absl::StatusOr<std::vector<BlockLocation>> DataBlockLocations(const Table& table) {
+  absl::StatusOr<std::vector<BlockHandle>> handles = TableInspection::DataBlocks(table);
+  if (!handles.ok()) return handles.status();
+  std::vector<BlockLocation> blocks;
+  for (const BlockHandle& h : *handles) blocks.push_back(LocationOf(h));
+  return blocks;
+}
+
+absl::Status CheckDataBlock(const Table& table, const BlockLocation& block) {
+  return TableInspection::CheckDataBlock(table, HandleOf(block));
+}
+
+absl::StatusOr<LookupResult> GetUnfiltered(const Table& table, std::string_view user_key) {
+  return TableInspection::GetUnfiltered(table, user_key);
 }
 
 uint64_t StoredSizeWith(std::string_view raw, Compression compression) {
@@ -88,7 +109,7 @@ uint64_t StoredSizeWith(std::string_view raw, Compression compression) {
 
 absl::StatusOr<std::vector<DataBlockInfo>> DescribeDataBlocks(
     const InspectedTable& t, const std::function<void(uint64_t)>& progress) {
-  absl::StatusOr<std::vector<BlockLocation>> locations = t.table().DataBlocks();
+  absl::StatusOr<std::vector<BlockLocation>> locations = DataBlockLocations(t.table());
   if (!locations.ok()) return locations.status();
   std::vector<DataBlockInfo> blocks(locations->size());
   for (size_t i = 0; i < blocks.size(); ++i) {
@@ -102,17 +123,16 @@ absl::StatusOr<std::vector<DataBlockInfo>> DescribeDataBlocks(
 
 absl::StatusOr<std::string> ReadDataBlockContents(const InspectedTable& t,
                                                   const BlockLocation& block) {
-  BlockHandle h;
-  h.offset = block.offset;
-  h.size = block.size;
-  absl::StatusOr<internal::BlockContents> c = internal::ReadBlock(
-      t.file(), h, BlockKind::kData, ContextOf(t.table()), /*verify_checksum=*/true);
+  const Table& table = t.table();
+  absl::StatusOr<internal::BlockContents> c =
+      internal::ReadBlock(TableInspection::File(table), HandleOf(block), BlockKind::kData,
+                          TableInspection::Context(table), /*verify_checksum=*/true);
   if (!c.ok()) return c.status();
   return std::string(c->view());
 }
 
 absl::StatusOr<std::vector<IndexEntry>> ReadIndex(const InspectedTable& t) {
-  absl::StatusOr<Block> index = ReadParsed(t, t.table().layout().index, BlockKind::kIndex);
+  absl::StatusOr<Block> index = ReadParsed(t, LayoutOf(t.table()).index, BlockKind::kIndex);
   if (!index.ok()) return index.status();
   std::vector<IndexEntry> entries;
   Block::Iterator it(&*index, internal::CompareInternalKeys);
@@ -131,7 +151,7 @@ absl::StatusOr<std::vector<IndexEntry>> ReadIndex(const InspectedTable& t) {
 
 absl::StatusOr<std::vector<MetaIndexEntry>> ReadMetaIndex(const InspectedTable& t) {
   absl::StatusOr<Block> meta =
-      ReadParsed(t, t.table().layout().metaindex, BlockKind::kMetaIndex);
+      ReadParsed(t, LayoutOf(t.table()).metaindex, BlockKind::kMetaIndex);
   if (!meta.ok()) return meta.status();
   std::vector<MetaIndexEntry> entries;
   Block::Iterator it(&*meta, internal::CompareBytes);

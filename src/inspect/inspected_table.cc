@@ -3,11 +3,14 @@
 
 #include <cstring>
 
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "lsmbloom/blocked_bloom_layout.h"
 #include "lsmbloom/inspect.h"
 #include "lsmbloom/key_hash.h"
+#include "src/table/block.h"
+#include "src/table/format.h"
+#include "src/table/table_inspection.h"
 
 namespace lsmbloom {
 
@@ -34,25 +37,78 @@ absl::StatusOr<std::unique_ptr<Table>> OpenTable(const std::string& path,
   return Table::Open(std::move(*file), options);
 }
 
+// Every property as recorded, read from the block again: Table keeps the
+// typed form only.
+absl::StatusOr<std::map<std::string, std::string>> ReadRecordedProperties(const Table& table) {
+  const internal::TableHandles& h = internal::TableInspection::Handles(table);
+  absl::StatusOr<internal::BlockContents> c = internal::ReadBlock(
+      internal::TableInspection::File(table), h.properties, internal::BlockKind::kProperties,
+      internal::TableInspection::Context(table), /*verify_checksum=*/true);
+  if (!c.ok()) return c.status();
+  absl::StatusOr<internal::Block> block = internal::Block::Parse(std::move(*c), "properties block");
+  if (!block.ok()) return block.status();
+  std::map<std::string, std::string> recorded;
+  internal::Block::Iterator it(&*block, internal::CompareBytes);
+  for (it.SeekToFirst(); it.Valid(); it.Next()) {
+    recorded.emplace(std::string(it.key()), std::string(it.value()));
+  }
+  if (!it.status().ok()) return it.status();
+  return recorded;
+}
+
 }  // namespace
 
+void InspectedTable::LoadFilterView() {
+  auto f = std::make_unique<FilterView>();
+  const Table& table = *table_;
+  const TableProperties& props = table.properties();
+  f->policy_ = props.filter_policy;
+  f->status_ = table.filter_status();
+  f->whole_keys_ = props.filter_whole_key;
+  f->prefix_extractor_ = props.filter_prefix_extractor;
+  f->prefixes_reproducible_ = prefix_extractor_ != nullptr;
+  f->size_ = props.filter_size;
+  f->keys_added_ = props.filter_keys_added;
+  if (!f->status_.ok()) {
+    filter_ = std::move(f);
+    return;
+  }
+  const std::string_view bytes = internal::TableInspection::FilterBytes(table);
+  f->reader_ = table.whole_key_filter();
+  if (f->reader_ == nullptr) {  // Prefixes only: open the same bytes.
+    std::shared_ptr<const FilterPolicy> policy = BuiltinFilterPolicy(f->policy_);
+    if (policy != nullptr) {
+      absl::StatusOr<std::unique_ptr<FilterReader>> r = policy->NewReader(bytes);
+      if (r.ok()) f->own_reader_ = std::move(*r);
+      f->reader_ = f->own_reader_.get();
+    }
+  }
+  if (f->policy_ == kBlockedBloomPolicyName) {
+    absl::StatusOr<BlockedBloomReader> blocked = BlockedBloomReader::Open(bytes);
+    if (blocked.ok()) f->blocked_ = *blocked;
+  }
+  filter_ = std::move(f);
+}
+
 std::shared_ptr<const FilterPolicy> BuiltinFilterPolicy(std::string_view name) {
-  for (auto policy : {NewBlockedBloomPolicy(), NewClassicBloomPolicy()}) {
+  for (auto policy : BuiltinFilterPolicies()) {
     if (policy->Name() == name) return policy;
   }
   return nullptr;
 }
 
 std::shared_ptr<const PrefixExtractor> BuiltinPrefixExtractor(std::string_view name) {
-  constexpr std::string_view kFixed = "lsmbloom.FixedPrefix.";
+  // The fixed-prefix extractors are the built-in ones: their names end in
+  // the length, and the extractor of that length must name itself so.
+  const size_t dot = name.rfind('.');
   size_t length;
-  if (name.substr(0, kFixed.size()) != kFixed ||
-      !absl::SimpleAtoi(absl::string_view(name.data() + kFixed.size(),
-                                          name.size() - kFixed.size()),
+  if (dot == std::string_view::npos ||
+      !absl::SimpleAtoi(absl::string_view(name.data() + dot + 1, name.size() - dot - 1),
                         &length)) {
     return nullptr;
   }
-  return NewFixedPrefixExtractor(length);
+  std::shared_ptr<const PrefixExtractor> e = NewFixedPrefixExtractor(length);
+  return e->Name() == name ? e : nullptr;
 }
 
 bool FilterView::damaged() const {
@@ -68,7 +124,7 @@ bool FilterView::damaged() const {
 }
 
 uint64_t FilterView::BlockOfHash(uint64_t hash) const {
-  return ((hash >> 32) * blocked_->geometry().num_blocks) >> 32;  // docs/FORMAT.md
+  return internal::BlockIndex(hash, blocked_->geometry().num_blocks);
 }
 
 uint64_t FilterView::BlockOfKey(std::string_view key) const {
@@ -90,11 +146,8 @@ absl::StatusOr<InspectedTable> InspectedTable::Open(const std::string& path) {
   InspectedTable t;
   absl::StatusOr<std::unique_ptr<Table>> table = OpenTable(path, TableReadOptions());
   if (!table.ok()) return table.status();
-  auto recorded = [&](const char* name) {
-    auto it = (*table)->properties().find(name);
-    return it == (*table)->properties().end() ? std::string() : it->second;
-  };
-  t.prefix_extractor_ = BuiltinPrefixExtractor(recorded("lsmbloom.filter.prefix_extractor"));
+  t.prefix_extractor_ =
+      BuiltinPrefixExtractor((*table)->properties().filter_prefix_extractor);
   if (t.prefix_extractor_ != nullptr) {
     // Again, now with the extractor, so the table answers prefix queries.
     TableReadOptions options;
@@ -103,51 +156,12 @@ absl::StatusOr<InspectedTable> InspectedTable::Open(const std::string& path) {
     if (!table.ok()) return table.status();
   }
   t.table_ = std::move(*table);
-  absl::StatusOr<std::unique_ptr<RandomAccessFile>> file = OpenFile(path);
-  if (!file.ok()) return file.status();
-  t.file_ = std::move(*file);
-
-  auto f = std::make_unique<FilterView>();
-  const Table& tab = *t.table_;
-  f->policy_ = t.Property("lsmbloom.filter.policy");
-  f->status_ = tab.filter_status();
-  f->whole_keys_ = t.Property("lsmbloom.filter.whole_key") == "1";
-  f->prefix_extractor_ = t.Property("lsmbloom.filter.prefix_extractor");
-  f->prefixes_reproducible_ = t.prefix_extractor_ != nullptr;
-  f->size_ = t.PropertyUint("lsmbloom.filter.size");
-  f->keys_added_ = t.PropertyUint("lsmbloom.filter.keys_added");
-  if (f->status_.ok()) {
-    f->reader_ = tab.whole_key_filter();
-    if (f->reader_ == nullptr) {  // Prefixes only: open the same bytes.
-      std::shared_ptr<const FilterPolicy> policy = BuiltinFilterPolicy(f->policy_);
-      if (policy != nullptr) {
-        absl::StatusOr<std::unique_ptr<FilterReader>> r = policy->NewReader(tab.filter_bytes());
-        if (r.ok()) f->own_reader_ = std::move(*r);
-        f->reader_ = f->own_reader_.get();
-      }
-    }
-    if (f->policy_ == kBlockedBloomPolicyName) {
-      const std::string_view bytes = tab.filter_bytes();
-      absl::StatusOr<BlockedBloomReader> blocked = BlockedBloomReader::Open(bytes);
-      if (blocked.ok()) {
-        f->blocked_ = *blocked;
-        f->blocked_format_version_ = static_cast<uint8_t>(bytes[4]);  // docs/FORMAT.md
-      }
-    }
-  }
-  t.filter_ = std::move(f);
+  absl::StatusOr<std::map<std::string, std::string>> recorded =
+      ReadRecordedProperties(*t.table_);
+  if (!recorded.ok()) return recorded.status();
+  t.recorded_properties_ = *std::move(recorded);
+  t.LoadFilterView();
   return t;
-}
-
-std::string InspectedTable::Property(std::string_view name) const {
-  auto it = table_->properties().find(std::string(name));
-  return it == table_->properties().end() ? std::string() : it->second;
-}
-
-uint64_t InspectedTable::PropertyUint(std::string_view name) const {
-  uint64_t v = 0;
-  if (!absl::SimpleAtoi(Property(name), &v)) return 0;
-  return v;
 }
 
 }  // namespace lsmbloom

@@ -7,11 +7,13 @@
 #include "lsmbloom/blocked_bloom.h"
 #include "lsmbloom/filter_policy.h"
 #include "src/lookup/version.h"
+#include "src/table/table_lookup.h"
 
 namespace lsmbloom {
 
 using internal::FileMeta;
 using internal::RangeSkips;
+using internal::TableLookup;
 using internal::Version;
 
 namespace {
@@ -125,30 +127,28 @@ absl::Status TableSet::Apply(const VersionEdit& edit) {
 }
 
 bool TableSet::SearchFile(const TableFile& file, std::string_view key, uint64_t hash,
-                          bool filter_allowed,
+                          bool filter_allowed, LocalCounts* counts,
                           absl::StatusOr<LookupResult>* result) const {
   const Table& table = *file.table;
-  LevelCounters& c = counters_[file.level];
-  const HashSpec* spec = filter_allowed ? table.filter_hash_spec() : nullptr;
-  bool consulted = false;
+  const int level = file.level;
+  const HashSpec* spec = filter_allowed ? TableLookup::FilterHashSpec(table) : nullptr;
   if (spec != nullptr) {
-    consulted = true;
-    Bump(c.checked);
+    ++counts->checked[level];
     // The key's hash was computed once for the default spec; a file written
     // with another seed needs its own.
     const uint64_t h = *spec == HashSpec() ? hash : KeyHash(key, *spec);
-    if (!table.HashMayMatch(h)) {
-      Bump(c.ruled_out);
+    if (!TableLookup::HashMayMatch(table, h)) {
+      ++counts->ruled_out[level];
       return false;
     }
-    Bump(c.positive);
+    ++counts->positive[level];
   }
   uint64_t reads = 0;
-  *result = table.GetAfterFilter(key, consulted, &reads);
-  Bump(c.data_block_reads, reads);
+  *result = TableLookup::GetAfterFilter(table, key, &reads);
+  counts->reads[level] += static_cast<uint32_t>(reads);
   if (!result->ok()) return true;  // An error ends the lookup: never guess.
   if ((*result)->kind == LookupResult::Kind::kNotFound) return false;
-  if (consulted) Bump(c.true_positive);
+  if (spec != nullptr) ++counts->true_positive[level];
   return true;
 }
 
@@ -185,12 +185,12 @@ absl::StatusOr<LookupResult> TableSet::SearchCandidates(
     absl::StatusOr<LookupResult> result;
     if (m.probe) {
       uint64_t reads = 0;
-      result = f.table->GetAfterFilter(key, true, &reads);
+      result = TableLookup::GetAfterFilter(*f.table, key, &reads);
       counts->reads[f.level] += static_cast<uint32_t>(reads);
       if (result.ok() && result->kind != LookupResult::Kind::kNotFound) {
         ++counts->true_positive[f.level];
       }
-    } else if (!SearchFile(f, key, hash, m.filter_allowed, &result)) {
+    } else if (!SearchFile(f, key, hash, m.filter_allowed, counts, &result)) {
       continue;
     }
     // An error ends the lookup: never guess.

@@ -3,6 +3,7 @@
 #include "lsmbloom/filter_policy.h"
 #include "lsmbloom/key_hash.h"
 #include "src/table/coding.h"
+#include "src/table/table_lookup.h"
 
 namespace lsmbloom {
 namespace internal {
@@ -70,7 +71,7 @@ void Version::Index(const LookupOptions& options) {
       m.smallest_prefix = OrderedPrefix8(m.smallest, from);
       m.largest_prefix = OrderedPrefix8(m.largest, from);
       const FilterReader* reader = t.whole_key_filter();
-      const HashSpec* spec = t.filter_hash_spec();
+      const HashSpec* spec = TableLookup::FilterHashSpec(t);
       const BlockedBloomView* view =
           reader != nullptr && spec != nullptr && *spec == HashSpec()
               ? reader->blocked_view()

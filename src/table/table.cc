@@ -2,46 +2,28 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
-#include <functional>
 #include <cstring>
+#include <functional>
+#include <map>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "src/table/block.h"
 #include "src/table/coding.h"
 #include "src/table/format.h"
+#include "src/table/table_rep.h"
 
 namespace lsmbloom {
 
 using internal::Block;
 using internal::BlockHandle;
 
-namespace {
-
-const std::vector<std::shared_ptr<const FilterPolicy>>& BuiltinPolicies() {
-  static const auto* policies = new std::vector<std::shared_ptr<const FilterPolicy>>{
-      NewBlockedBloomPolicy(), NewClassicBloomPolicy()};
-  return *policies;
-}
-
-// 64-byte aligned heap bytes for a filter, so its blocks are cache lines.
-struct AlignedBytes {
-  struct Free {
-    void operator()(char* p) const { std::free(p); }
-  };
-  std::unique_ptr<char, Free> data;
-  size_t size = 0;
-
-  explicit AlignedBytes(std::string_view bytes) : size(bytes.size()) {
-    data.reset(static_cast<char*>(std::aligned_alloc(64, (bytes.size() + 63) / 64 * 64 + 64)));
-    std::memcpy(data.get(), bytes.data(), bytes.size());
-  }
-  std::string_view view() const { return std::string_view(data.get(), size); }
-};
+namespace internal {
 
 std::string SeekKey(std::string_view user_key) {
   std::string key;
-  internal::AppendInternalKey(&key, user_key, kMaxSequenceNumber, EntryType::kValue);
+  AppendInternalKey(&key, user_key, kMaxSequenceNumber, EntryType::kValue);
   return key;
 }
 
@@ -57,111 +39,41 @@ std::string_view SeekKey(std::string_view user_key, char (&buf)[kSeekKeyBuffer],
   return std::string_view(buf, user_key.size() + 8);
 }
 
-// One data block as the index names it, decoded once at Open: a lookup
-// binary-searches these instead of re-parsing the index block.
-struct IndexEntry {
-  // The user part of the index key: >= every user key of the block and
-  // below those of the next. The block to read for a key is the first whose
-  // separator's user part is >= the key (the first of its versions sorts
-  // before every separator with that user part: it has the top sequence).
-  std::string_view separator_user_key;
-  BlockHandle handle;
-};
+TableStats TableCounters::Snapshot() const {
+  TableStats s;
+  s.filter_checked = filter_checked.load(std::memory_order_relaxed);
+  s.filter_ruled_out = filter_ruled_out.load(std::memory_order_relaxed);
+  s.filter_positive = filter_positive.load(std::memory_order_relaxed);
+  s.filter_true_positive = filter_true_positive.load(std::memory_order_relaxed);
+  s.data_block_reads = data_block_reads.load(std::memory_order_relaxed);
+  return s;
+}
 
-}  // namespace
+}  // namespace internal
 
-struct Table::Rep {
-  std::unique_ptr<RandomAccessFile> file;
-  TableReadOptions options;
-  internal::TableContext context;  // From the footer: what checksums bind to.
-  std::unique_ptr<Block> index;
-  std::vector<IndexEntry> index_entries;  // Keys: views into index_keys.
-  std::string index_keys;
-  // The separators' longest common prefix, and the 8 bytes after it of each
-  // separator, packed: a lookup's binary search reads these, dense, and
-  // compares full keys only on ties.
-  std::string index_common_prefix;
-  std::vector<uint64_t> index_prefixes;
-  // Per data block: its checksum held once, over bytes that stay mapped in
-  // memory (so a later read sees the very same bytes). Blocks read into a
-  // buffer (pread) are verified on every read.
-  std::unique_ptr<std::atomic<bool>[]> verified;
-  TableLayout layout;
-  std::map<std::string, std::string> properties;
-  uint64_t num_entries = 0;
-  std::string smallest_user_key, largest_user_key;  // Cached: lookups compare often.
+absl::StatusOr<std::unique_ptr<Block>> Table::Rep::ReadDataBlock(const BlockHandle& h,
+                                                                 bool count,
+                                                                 bool verify) const {
+  if (count) counters.data_block_reads.fetch_add(1, std::memory_order_relaxed);
+  absl::StatusOr<internal::BlockContents> contents =
+      internal::ReadBlock(*file, h, internal::BlockKind::kData, context,
+                          verify || options.verify_checksums);
+  if (!contents.ok()) return contents.status();
+  absl::StatusOr<Block> block = Block::Parse(std::move(*contents), "data block");
+  if (!block.ok()) return block.status();
+  return std::make_unique<Block>(std::move(*block));
+}
 
-  absl::Status filter_status = absl::NotFoundError("table has no filter");
-  std::unique_ptr<AlignedBytes> filter_copy;  // When the bytes had to move.
-  uint64_t filter_bytes = 0;
-  std::string_view filter_contents;  // What `filter` reads; set with it.
-  std::unique_ptr<FilterReader> filter;
-  bool whole_key_filter = false;
-  std::shared_ptr<const PrefixExtractor> prefix_extractor;  // Matched by name.
-
-  mutable TableCounters counters;
-
-  absl::StatusOr<std::unique_ptr<Block>> ReadDataBlock(const BlockHandle& h) const {
-    counters.data_block_reads.fetch_add(1, std::memory_order_relaxed);
-    return ReadDataBlockUncounted(h);
-  }
-
-  // `verify` overrides options.verify_checksums when true.
-  absl::StatusOr<std::unique_ptr<Block>> ReadDataBlockUncounted(
-      const BlockHandle& h, bool verify = false) const {
-    absl::StatusOr<internal::BlockContents> contents =
-        internal::ReadBlock(*file, h, internal::BlockKind::kData, context,
-                            verify || options.verify_checksums);
-    if (!contents.ok()) return contents.status();
-    absl::StatusOr<Block> block = Block::Parse(std::move(*contents), "data block");
-    if (!block.ok()) return block.status();
-    return std::make_unique<Block>(std::move(*block));
-  }
-
-  // The data block of index entry `i`, for a lookup: parsed in place, its
-  // checksum verified the first time only when its bytes are mapped.
-  absl::StatusOr<Block> ReadIndexedBlock(size_t i) const {
-    counters.data_block_reads.fetch_add(1, std::memory_order_relaxed);
-    const bool verify =
-        options.verify_checksums && !verified[i].load(std::memory_order_relaxed);
-    absl::StatusOr<internal::BlockContents> contents = internal::ReadBlock(
-        *file, index_entries[i].handle, internal::BlockKind::kData, context, verify);
-    if (!contents.ok()) return contents.status();
-    if (verify && !contents->is_owned) verified[i].store(true, std::memory_order_relaxed);
-    return Block::Parse(std::move(*contents), "data block");
-  }
-
-  // Fills index_entries and what searches them from `index`.
-  absl::Status DecodeIndex();
-
-  // The first data block whose separator's user key is >= user_key (the
-  // block that holds the key's newest entry, if any); n when none is.
-  size_t FindDataBlock(std::string_view user_key) const;
-
-  void LoadFilter(const std::string& policy_name, const BlockHandle& handle);
-
-  // `error` from reading the data block at `h`, or a clearer one when the
-  // block is intact but was written for another data block's offset.
-  absl::Status ExplainMisplaced(const BlockHandle& h, const absl::Status& error) const {
-    if (error.code() != absl::StatusCode::kDataLoss ||
-        error.message().find("checksum mismatch") == std::string_view::npos) {
-      return error;
-    }
-    std::vector<uint64_t> offsets;
-    Block::Iterator it(index.get(), internal::CompareInternalKeys);
-    for (it.SeekToFirst(); it.Valid(); it.Next()) {
-      std::string_view v = it.value();
-      BlockHandle other;
-      if (other.DecodeFrom(&v)) offsets.push_back(other.offset);
-    }
-    const std::optional<uint64_t> from = internal::WrittenForOffset(
-        *file, h, internal::BlockKind::kData, context, offsets);
-    if (!from.has_value()) return error;
-    return absl::DataLossError(absl::StrCat(
-        "data block at offset ", h.offset, " (", h.size,
-        " bytes): misplaced: intact, but written for offset ", *from, " of this table"));
-  }
-};
+absl::StatusOr<Block> Table::Rep::ReadIndexedBlock(size_t i, bool count) const {
+  if (count) counters.data_block_reads.fetch_add(1, std::memory_order_relaxed);
+  const bool verify =
+      options.verify_checksums && !verified[i].load(std::memory_order_relaxed);
+  absl::StatusOr<internal::BlockContents> contents = internal::ReadBlock(
+      *file, index_entries[i].handle, internal::BlockKind::kData, context, verify);
+  if (!contents.ok()) return contents.status();
+  if (verify && !contents->is_owned) verified[i].store(true, std::memory_order_relaxed);
+  return Block::Parse(std::move(*contents), "data block");
+}
 
 absl::Status Table::Rep::DecodeIndex() {
   // The block's keys are prefix-compressed (the iterator rebuilds each one
@@ -171,7 +83,7 @@ absl::Status Table::Rep::DecodeIndex() {
   for (it.SeekToFirst(); it.Valid(); it.Next()) {
     std::string_view key = it.key();
     std::string_view handle_bytes = it.value();
-    IndexEntry e;
+    internal::IndexEntry e;
     if (key.size() < 8 || !e.handle.DecodeFrom(&handle_bytes)) {
       return absl::DataLossError(absl::StrCat("index block: bad entry for data block ",
                                               index_entries.size()));
@@ -195,7 +107,7 @@ absl::Status Table::Rep::DecodeIndex() {
     }
     index_common_prefix.assign(first.data(), common);
   }
-  for (const IndexEntry& e : index_entries) {
+  for (const internal::IndexEntry& e : index_entries) {
     index_prefixes.push_back(
         internal::OrderedPrefix8(e.separator_user_key, index_common_prefix.size()));
   }
@@ -220,10 +132,30 @@ size_t Table::Rep::FindDataBlock(std::string_view user_key) const {
   return i;
 }
 
-void Table::Rep::LoadFilter(const std::string& policy_name,
-                            const BlockHandle& handle) {
-  const auto& candidates =
-      options.filter_policies.empty() ? BuiltinPolicies() : options.filter_policies;
+absl::Status Table::Rep::ExplainMisplaced(const BlockHandle& h,
+                                          const absl::Status& error) const {
+  if (error.code() != absl::StatusCode::kDataLoss ||
+      error.message().find("checksum mismatch") == std::string_view::npos) {
+    return error;
+  }
+  std::vector<uint64_t> offsets;
+  Block::Iterator it(index.get(), internal::CompareInternalKeys);
+  for (it.SeekToFirst(); it.Valid(); it.Next()) {
+    std::string_view v = it.value();
+    BlockHandle other;
+    if (other.DecodeFrom(&v)) offsets.push_back(other.offset);
+  }
+  const std::optional<uint64_t> from = internal::WrittenForOffset(
+      *file, h, internal::BlockKind::kData, context, offsets);
+  if (!from.has_value()) return error;
+  return absl::DataLossError(absl::StrCat(
+      "data block at offset ", h.offset, " (", h.size,
+      " bytes): misplaced: intact, but written for offset ", *from, " of this table"));
+}
+
+void Table::Rep::LoadFilter(const std::string& policy_name, const BlockHandle& handle) {
+  const std::vector<std::shared_ptr<const FilterPolicy>> candidates =
+      options.filter_policies.empty() ? BuiltinFilterPolicies() : options.filter_policies;
   const FilterPolicy* policy = nullptr;
   for (const auto& p : candidates) {
     if (p != nullptr && p->Name() == policy_name) policy = p.get();
@@ -244,10 +176,9 @@ void Table::Rep::LoadFilter(const std::string& policy_name,
   }
   std::string_view bytes = contents->view();
   if (contents->is_owned || reinterpret_cast<uintptr_t>(bytes.data()) % 64 != 0) {
-    filter_copy = std::make_unique<AlignedBytes>(bytes);
+    filter_copy = std::make_unique<internal::AlignedBytes>(bytes);
     bytes = filter_copy->view();
   }
-  filter_bytes = bytes.size();
   absl::StatusOr<std::unique_ptr<FilterReader>> reader = policy->NewReader(bytes);
   if (!reader.ok()) {
     filter_status = reader.status();
@@ -257,98 +188,120 @@ void Table::Rep::LoadFilter(const std::string& policy_name,
   filter = std::move(*reader);
   filter_contents = bytes;
   filter_status = absl::OkStatus();
-  whole_key_filter = properties["lsmbloom.filter.whole_key"] == "1";
-  const std::string& px = properties["lsmbloom.filter.prefix_extractor"];
+  whole_key_filter = properties.filter_whole_key;
+  const std::string& px = properties.filter_prefix_extractor;
   for (const auto& e : options.prefix_extractors) {
     if (!px.empty() && e != nullptr && e->Name() == px) prefix_extractor = e;
   }
 }
 
-absl::StatusOr<std::unique_ptr<Table>> Table::Open(
-    std::unique_ptr<RandomAccessFile> file, const TableReadOptions& options) {
-  auto rep = std::make_unique<Rep>();
-  rep->options = options;
-  const uint64_t size = file->Size();
+namespace {
+
+absl::StatusOr<internal::Footer> ReadFooter(const RandomAccessFile& file) {
+  const uint64_t size = file.Size();
   if (size < internal::kFooterSize) {
     return absl::DataLossError(absl::StrCat("table: file of ", size,
                                             " bytes is too short to be a table"));
   }
-  char footer_buf[internal::kFooterSize];
-  std::string_view footer_bytes;
-  absl::Status s = file->Read(size - internal::kFooterSize, internal::kFooterSize,
-                              footer_buf, &footer_bytes);
+  char buf[internal::kFooterSize];
+  std::string_view bytes;
+  absl::Status s = file.Read(size - internal::kFooterSize, internal::kFooterSize, buf, &bytes);
   if (!s.ok()) return s;
   absl::StatusOr<internal::Footer> footer =
-      internal::Footer::Decode(footer_bytes, size - internal::kFooterSize);
-  if (!footer.ok()) {
-    if (footer.status().message().find("bad magic") == std::string_view::npos) {
-      return footer.status();
-    }
-    // The size does not fit a footer: say when the file is a table cut
-    // short or appended to, rather than no table at all.
-    const std::string why = internal::ExplainMissingMagic(*file);
-    if (why.empty()) return footer.status();
-    return absl::DataLossError(absl::StrCat("table footer: ", why));
+      internal::Footer::Decode(bytes, size - internal::kFooterSize);
+  if (footer.ok() ||
+      footer.status().message().find("bad magic") == std::string_view::npos) {
+    return footer;
   }
-  rep->file = std::move(file);
-  rep->context = footer->context;
+  // The size does not fit a footer: say when the file is a table cut short
+  // or appended to, rather than no table at all.
+  const std::string why = internal::ExplainMissingMagic(file);
+  if (why.empty()) return footer.status();
+  return absl::DataLossError(absl::StrCat("table footer: ", why));
+}
 
-  auto read_meta_block = [&](const BlockHandle& h, internal::BlockKind kind)
-      -> absl::StatusOr<Block> {
-    absl::StatusOr<internal::BlockContents> c =
-        internal::ReadBlock(*rep->file, h, kind, rep->context, /*verify_checksum=*/true);
-    if (!c.ok()) return c.status();
-    return Block::Parse(std::move(*c), internal::BlockKindName(kind));
-  };
+absl::StatusOr<Block> ReadMetaBlock(const RandomAccessFile& file, const BlockHandle& h,
+                                    internal::BlockKind kind,
+                                    const internal::TableContext& context) {
+  absl::StatusOr<internal::BlockContents> c =
+      internal::ReadBlock(file, h, kind, context, /*verify_checksum=*/true);
+  if (!c.ok()) return c.status();
+  return Block::Parse(std::move(*c), internal::BlockKindName(kind));
+}
 
-  absl::StatusOr<Block> index = read_meta_block(footer->index, internal::BlockKind::kIndex);
-  if (!index.ok()) return index.status();
-  rep->index = std::make_unique<Block>(std::move(*index));
-  s = rep->DecodeIndex();
-  if (!s.ok()) return s;
-
-  absl::StatusOr<Block> meta = read_meta_block(footer->metaindex, internal::BlockKind::kMetaIndex);
-  if (!meta.ok()) return meta.status();
-  BlockHandle props_handle, filter_handle;
-  std::string filter_name;
+// Finds the properties and filter blocks in the meta-index; sets
+// *filter_policy to the filter's policy name, or leaves it empty.
+absl::Status FindMetaBlocks(const Block& meta, internal::TableHandles* handles,
+                            std::string* filter_policy) {
+  const std::string_view filter_prefix = internal::kFilterBlockPrefix;
   bool have_props = false;
-  Block::Iterator it(&*meta, internal::CompareBytes);
+  Block::Iterator it(&meta, internal::CompareBytes);
   for (it.SeekToFirst(); it.Valid(); it.Next()) {
     std::string_view v = it.value();
     BlockHandle h;
     if (!h.DecodeFrom(&v)) return absl::DataLossError("meta-index block: bad handle");
     const std::string_view name = it.key();
     if (name == internal::kPropertiesBlockName) {
-      props_handle = h;
+      handles->properties = h;
       have_props = true;
-    } else if (name.substr(0, std::strlen(internal::kFilterBlockPrefix)) ==
-               internal::kFilterBlockPrefix) {
-      filter_name = std::string(name.substr(std::strlen(internal::kFilterBlockPrefix)));
-      filter_handle = h;
+    } else if (name.substr(0, filter_prefix.size()) == filter_prefix) {
+      *filter_policy = std::string(name.substr(filter_prefix.size()));
+      handles->filter = h;
     }
   }
   if (!it.status().ok()) return it.status();
   if (!have_props) return absl::DataLossError("table: no properties block");
-  auto location = [](const BlockHandle& h) { return BlockLocation{h.offset, h.size}; };
-  rep->layout.index = location(footer->index);
-  rep->layout.metaindex = location(footer->metaindex);
-  rep->layout.properties = location(props_handle);
-  if (!filter_name.empty()) rep->layout.filter = location(filter_handle);
-  rep->layout.footer_offset = size - internal::kFooterSize;
+  if (filter_policy->empty()) handles->filter = BlockHandle();
+  return absl::OkStatus();
+}
 
-  absl::StatusOr<Block> props = read_meta_block(props_handle, internal::BlockKind::kProperties);
-  if (!props.ok()) return props.status();
-  Block::Iterator pit(&*props, internal::CompareBytes);
-  for (pit.SeekToFirst(); pit.Valid(); pit.Next()) {
-    rep->properties[std::string(pit.key())] = std::string(pit.value());
+absl::StatusOr<TableProperties> ReadProperties(const Block& block) {
+  std::map<std::string, std::string> recorded;
+  Block::Iterator it(&block, internal::CompareBytes);
+  for (it.SeekToFirst(); it.Valid(); it.Next()) {
+    recorded.emplace(std::string(it.key()), std::string(it.value()));
   }
-  if (!pit.status().ok()) return pit.status();
-  rep->num_entries = std::strtoull(rep->properties["lsmbloom.num_entries"].c_str(),
-                                   nullptr, 10);
-  rep->smallest_user_key = rep->properties["lsmbloom.smallest_user_key"];
-  rep->largest_user_key = rep->properties["lsmbloom.largest_user_key"];
+  if (!it.status().ok()) return it.status();
+  return DecodeTableProperties(recorded);
+}
 
-  if (!filter_name.empty()) rep->LoadFilter(filter_name, filter_handle);
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Table>> Table::Open(
+    std::unique_ptr<RandomAccessFile> file, const TableReadOptions& options) {
+  absl::StatusOr<internal::Footer> footer = ReadFooter(*file);
+  if (!footer.ok()) return footer.status();
+  auto rep = std::make_unique<Rep>();
+  rep->options = options;
+  rep->context = footer->context;
+  rep->handles.index = footer->index;
+  rep->handles.metaindex = footer->metaindex;
+  rep->handles.footer_offset = file->Size() - internal::kFooterSize;
+  rep->file = std::move(file);
+  const RandomAccessFile& f = *rep->file;
+
+  absl::StatusOr<Block> index =
+      ReadMetaBlock(f, footer->index, internal::BlockKind::kIndex, rep->context);
+  if (!index.ok()) return index.status();
+  rep->index = std::make_unique<Block>(std::move(*index));
+  absl::Status decoded = rep->DecodeIndex();
+  if (!decoded.ok()) return decoded;
+
+  absl::StatusOr<Block> meta =
+      ReadMetaBlock(f, footer->metaindex, internal::BlockKind::kMetaIndex, rep->context);
+  if (!meta.ok()) return meta.status();
+  std::string filter_policy;
+  absl::Status s = FindMetaBlocks(*meta, &rep->handles, &filter_policy);
+  if (!s.ok()) return s;
+
+  absl::StatusOr<Block> props = ReadMetaBlock(f, rep->handles.properties,
+                                              internal::BlockKind::kProperties, rep->context);
+  if (!props.ok()) return props.status();
+  absl::StatusOr<TableProperties> properties = ReadProperties(*props);
+  if (!properties.ok()) return properties.status();
+  rep->properties = *std::move(properties);
+
+  if (!filter_policy.empty()) rep->LoadFilter(filter_policy, rep->handles.filter);
   return std::unique_ptr<Table>(new Table(std::move(rep)));
 }
 
@@ -370,103 +323,35 @@ bool Table::PrefixMayMatch(std::string_view prefix) const {
   return rep_->filter->KeyMayMatch(prefix);
 }
 
-const HashSpec* Table::filter_hash_spec() const {
-  return rep_->whole_key_filter ? rep_->filter->hash_spec() : nullptr;
-}
-
 const FilterReader* Table::whole_key_filter() const {
   return rep_->whole_key_filter ? rep_->filter.get() : nullptr;
 }
 
 const absl::Status& Table::filter_status() const { return rep_->filter_status; }
 
-const TableLayout& Table::layout() const { return rep_->layout; }
-
-absl::StatusOr<std::vector<BlockLocation>> Table::DataBlocks() const {
-  std::vector<BlockLocation> blocks;
-  Block::Iterator index(rep_->index.get(), internal::CompareInternalKeys);
-  for (index.SeekToFirst(); index.Valid(); index.Next()) {
-    std::string_view handle_bytes = index.value();
-    BlockHandle h;
-    if (!h.DecodeFrom(&handle_bytes)) {
-      return absl::DataLossError(absl::StrCat("index block: bad handle of data block ",
-                                              blocks.size()));
-    }
-    blocks.push_back({h.offset, h.size});
-  }
-  if (!index.status().ok()) return index.status();
-  return blocks;
-}
-
-absl::Status Table::CheckDataBlock(const BlockLocation& block) const {
-  BlockHandle h;
-  h.offset = block.offset;
-  h.size = block.size;
-  absl::StatusOr<std::unique_ptr<Block>> read =
-      rep_->ReadDataBlockUncounted(h, /*verify=*/true);
-  if (!read.ok()) return rep_->ExplainMisplaced(h, read.status());
-  // Walk every entry: a block whose checksum holds can still be malformed
-  // only if it was written so, but a verifier should say so too.
-  Block::Iterator it(read->get(), internal::CompareInternalKeys);
-  for (it.SeekToFirst(); it.Valid(); it.Next()) {
-  }
-  return it.status();
-}
-
-std::string_view Table::filter_bytes() const { return rep_->filter_contents; }
-
-namespace {
-
-// Counts one filter answer; true when it was "maybe".
-bool CountFilterAnswer(TableCounters& c, bool maybe) {
-  c.filter_checked.fetch_add(1, std::memory_order_relaxed);
-  if (!maybe) c.filter_ruled_out.fetch_add(1, std::memory_order_relaxed);
-  return maybe;
-}
-
-}  // namespace
-
-bool Table::HashMayMatch(uint64_t hash) const {
-  return CountFilterAnswer(rep_->counters, rep_->filter->HashMayMatch(hash));
-}
-
-void Table::HashesMayMatch(absl::Span<const uint64_t> hashes, absl::Span<bool> out) const {
-  rep_->filter->HashesMayMatch(hashes, out);
-  size_t maybes = 0;
-  for (bool m : out) maybes += m;
-  TableCounters& c = rep_->counters;
-  c.filter_checked.fetch_add(hashes.size(), std::memory_order_relaxed);
-  c.filter_ruled_out.fetch_add(hashes.size() - maybes, std::memory_order_relaxed);
-}
-
 absl::StatusOr<LookupResult> Table::Get(std::string_view user_key) const {
-  if (!rep_->whole_key_filter) return GetAfterFilter(user_key, false);
-  if (!CountFilterAnswer(rep_->counters, rep_->filter->KeyMayMatch(user_key))) {
+  if (!rep_->whole_key_filter) return rep_->Search(user_key, false, true, nullptr);
+  if (!rep_->counters.CountFilterAnswer(rep_->filter->KeyMayMatch(user_key))) {
     return LookupResult();
   }
-  return GetAfterFilter(user_key, true);
+  return rep_->Search(user_key, true, true, nullptr);
 }
 
-absl::StatusOr<LookupResult> Table::GetWithHash(std::string_view user_key,
-                                                uint64_t hash) const {
-  if (!HashMayMatch(hash)) return LookupResult();
-  return GetAfterFilter(user_key, true);
-}
-
-absl::StatusOr<LookupResult> Table::GetAfterFilter(std::string_view user_key,
-                                                   bool filter_said_maybe,
-                                                   uint64_t* blocks_read) const {
-  TableCounters& c = rep_->counters;
-  if (filter_said_maybe) c.filter_positive.fetch_add(1, std::memory_order_relaxed);
-  const size_t entry = rep_->FindDataBlock(user_key);
-  if (entry == rep_->index_entries.size()) return LookupResult();  // Past the last key.
+absl::StatusOr<LookupResult> Table::Rep::Search(std::string_view user_key,
+                                                bool filter_said_maybe, bool count,
+                                                uint64_t* blocks_read) const {
+  if (count && filter_said_maybe) {
+    counters.filter_positive.fetch_add(1, std::memory_order_relaxed);
+  }
+  const size_t entry = FindDataBlock(user_key);
+  if (entry == index_entries.size()) return LookupResult();  // Past the last key.
   if (blocks_read != nullptr) ++*blocks_read;
-  absl::StatusOr<Block> block = rep_->ReadIndexedBlock(entry);
+  absl::StatusOr<Block> block = ReadIndexedBlock(entry, count);
   if (!block.ok()) return block.status();
-  char buf[kSeekKeyBuffer];
+  char buf[internal::kSeekKeyBuffer];
   std::string spill;
   Block::Iterator it(&*block, internal::CompareInternalKeys);
-  it.Seek(SeekKey(user_key, buf, &spill));
+  it.Seek(internal::SeekKey(user_key, buf, &spill));
   if (!it.Valid()) {
     if (!it.status().ok()) return it.status();
     return LookupResult();
@@ -477,7 +362,9 @@ absl::StatusOr<LookupResult> Table::GetAfterFilter(std::string_view user_key,
   }
   LookupResult result;
   if (parsed.user_key != user_key) return result;
-  if (filter_said_maybe) c.filter_true_positive.fetch_add(1, std::memory_order_relaxed);
+  if (count && filter_said_maybe) {
+    counters.filter_true_positive.fetch_add(1, std::memory_order_relaxed);
+  }
   result.sequence = parsed.sequence;
   if (parsed.type == EntryType::kDeletion) {
     result.kind = LookupResult::Kind::kDeleted;
@@ -506,7 +393,7 @@ class TwoLevelIterator : public TableIterator {
   }
 
   void Seek(std::string_view user_key) override {
-    const std::string target = SeekKey(user_key);
+    const std::string target = internal::SeekKey(user_key);
     index_.Seek(target);
     LoadBlock();
     if (data_ != nullptr) data_->Seek(target);
@@ -582,24 +469,20 @@ class TwoLevelIterator : public TableIterator {
 std::unique_ptr<TableIterator> Table::NewIterator() const {
   const Rep* rep = rep_.get();
   return std::make_unique<TwoLevelIterator>(
-      rep->index.get(), [rep](const BlockHandle& h) { return rep->ReadDataBlock(h); });
+      rep->index.get(), [rep](const BlockHandle& h) { return rep->ReadDataBlock(h, true); });
 }
 
-const std::map<std::string, std::string>& Table::properties() const {
-  return rep_->properties;
-}
-
-std::string_view Table::smallest_user_key() const { return rep_->smallest_user_key; }
-std::string_view Table::largest_user_key() const { return rep_->largest_user_key; }
-
-uint64_t Table::num_entries() const { return rep_->num_entries; }
+const TableProperties& Table::properties() const { return rep_->properties; }
+std::string_view Table::smallest_user_key() const { return rep_->properties.smallest_user_key; }
+std::string_view Table::largest_user_key() const { return rep_->properties.largest_user_key; }
+uint64_t Table::num_entries() const { return rep_->properties.num_entries; }
 uint64_t Table::unique_id() const { return rep_->context.unique_id; }
 uint32_t Table::format_version() const { return rep_->context.format_version; }
 uint64_t Table::file_size() const { return rep_->file->Size(); }
 uint64_t Table::filter_memory() const {
-  return rep_->filter != nullptr ? rep_->filter_bytes : 0;
+  return rep_->filter != nullptr ? rep_->filter_contents.size() : 0;
 }
 uint64_t Table::index_memory() const { return rep_->index->size(); }
-TableCounters& Table::counters() const { return rep_->counters; }
+TableStats Table::stats() const { return rep_->counters.Snapshot(); }
 
 }  // namespace lsmbloom

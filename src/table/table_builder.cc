@@ -5,9 +5,10 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "lsmbloom/table_properties.h"
 #include "src/table/block_builder.h"
 #include "src/table/coding.h"
+#include "src/table/filter_keys.h"
 #include "src/table/format.h"
 
 namespace lsmbloom {
@@ -20,11 +21,16 @@ struct TableBuilder::Rep {
       : options(opts),
         file(std::move(f)),
         data_block(opts.restart_interval),
-        index_block(1) {
+        index_block(1),
+        filter_keys(opts.whole_key_filtering, opts.prefix_extractor.get()) {
     context.unique_id = opts.unique_id != 0 ? opts.unique_id : internal::NewUniqueId();
     if (options.filter_policy != nullptr &&
         (options.whole_key_filtering || options.prefix_extractor != nullptr)) {
       filter = options.filter_policy->NewBuilder();
+      if (filter == nullptr) {
+        status = absl::InvalidArgumentError(absl::StrCat(
+            "filter policy '", options.filter_policy->Name(), "' gave no filter builder"));
+      }
     }
   }
 
@@ -32,20 +38,38 @@ struct TableBuilder::Rep {
   internal::TableContext context;  // Every block's checksum is bound to it.
   std::unique_ptr<WritableFile> file;
   uint64_t offset = 0;
-  absl::Status status;
+  absl::Status status;  // The first error; once set, every call returns it.
   bool done = false;
 
   BlockBuilder data_block;
   BlockBuilder index_block;
+  std::string key;       // Internal key of the entry being added.
   std::string last_key;  // Internal key of the last entry added.
-  std::string first_user_key;
   std::unique_ptr<FilterBuilder> filter;
-  std::string last_filtered_key, last_filtered_prefix;
-  bool has_filtered_prefix = false;
+  internal::FilterKeySelector filter_keys;
+  TableProperties props;  // Counts kept as entries arrive; the rest at Finish.
+  // Meta-index entries (block name -> encoded handle), sorted by name.
+  std::map<std::string, std::string> meta;
 
-  uint64_t num_entries = 0, num_deletions = 0, num_data_blocks = 0;
-  uint64_t raw_key_bytes = 0, raw_value_bytes = 0, filter_keys = 0;
-  uint64_t data_bytes = 0;
+  // Builds the entry's internal key into `key` and checks it may come next.
+  absl::Status CheckEntry(std::string_view user_key, uint64_t seq, EntryType type,
+                          std::string_view value) {
+    if (user_key.size() + value.size() > (size_t{1} << 30)) {
+      return absl::InvalidArgumentError("an entry's key and value exceed 1 GiB");
+    }
+    if (seq > kMaxSequenceNumber) {
+      return absl::InvalidArgumentError(absl::StrCat("sequence number ", seq,
+                                                     " exceeds 2^56 - 1"));
+    }
+    key.clear();
+    internal::AppendInternalKey(&key, user_key, seq, type);
+    if (props.num_entries > 0 && internal::CompareInternalKeys(key, last_key) <= 0) {
+      return absl::InvalidArgumentError(
+          "entries must come in order: user keys ascending, and for one key "
+          "sequence numbers descending, each (key, sequence) once");
+    }
+    return absl::OkStatus();
+  }
 
   absl::Status Write(std::string_view raw, internal::BlockKind kind, BlockHandle* handle) {
     absl::StatusOr<BlockHandle> h =
@@ -61,8 +85,8 @@ struct TableBuilder::Rep {
     BlockHandle handle;
     absl::Status s = Write(data_block.Finish(), internal::BlockKind::kData, &handle);
     if (!s.ok()) return s;
-    data_bytes += handle.size + internal::kBlockTrailerSize;
-    ++num_data_blocks;
+    props.data_size += handle.size + internal::kBlockTrailerSize;
+    ++props.num_data_blocks;
     data_block.Reset();
     // Index key: the block's last key, so Seek(target) in the index finds
     // the first block that can hold target.
@@ -71,7 +95,87 @@ struct TableBuilder::Rep {
     index_block.Add(last_key, encoded);
     return absl::OkStatus();
   }
+
+  // Everything after the last data block, in file order.
+  absl::Status WriteTail() {
+    absl::Status s = FlushDataBlock();
+    if (s.ok()) s = WriteFilter();
+    if (s.ok()) s = WriteProperties();
+    internal::Footer footer;
+    footer.context = context;
+    if (s.ok()) s = WriteMetaIndex(&footer.metaindex);
+    if (s.ok()) s = Write(index_block.Finish(), internal::BlockKind::kIndex, &footer.index);
+    if (s.ok()) s = WriteFooter(footer);
+    if (s.ok()) s = file->Sync();
+    if (s.ok()) s = file->Close();  // Publishes the file.
+    return s;
+  }
+
+  absl::Status WriteFilter();
+  absl::Status WriteProperties();
+  absl::Status WriteMetaIndex(BlockHandle* handle);
+  absl::Status WriteFooter(const internal::Footer& footer);
 };
+
+absl::Status TableBuilder::Rep::WriteFilter() {
+  if (filter == nullptr) return absl::OkStatus();
+  // Start the filter on a 64-byte boundary so its blocks are cache-line
+  // aligned wherever the file is mapped or read to an aligned buffer.
+  const size_t pad = (64 - offset % 64) % 64;
+  if (pad > 0) {
+    absl::Status s = file->Append(std::string(pad, '\0'));
+    if (!s.ok()) return s;
+    offset += pad;
+  }
+  absl::StatusOr<std::string> bytes = filter->Finish();
+  if (!bytes.ok()) return bytes.status();
+  BlockHandle handle;
+  absl::Status s = Write(*bytes, internal::BlockKind::kFilter, &handle);
+  if (!s.ok()) return s;
+  const FilterPolicy& policy = *options.filter_policy;
+  props.filter_policy = policy.Name();
+  props.filter_size = handle.size;
+  props.filter_whole_key = options.whole_key_filtering;
+  if (options.prefix_extractor != nullptr) {
+    props.filter_prefix_extractor = options.prefix_extractor->Name();
+  }
+  // The parameters as the policy reads them back (bits/key, k, ...), so
+  // tools can show them without knowing the policy's encoding.
+  absl::StatusOr<std::unique_ptr<FilterReader>> reader = policy.NewReader(*bytes);
+  if (reader.ok()) props.filter_params = (*reader)->Describe();
+  handle.EncodeTo(&meta[internal::kFilterBlockPrefix + props.filter_policy]);
+  return absl::OkStatus();
+}
+
+absl::Status TableBuilder::Rep::WriteProperties() {
+  props.format_version = internal::kTableFormatVersion;
+  props.creator = "lsmbloom";
+  props.unique_id = context.unique_id;
+  props.creation_time = static_cast<int64_t>(std::time(nullptr));
+  props.block_size = options.block_size;
+  props.restart_interval = options.restart_interval;
+  props.compression = options.compression;
+  if (props.num_entries > 0) props.largest_user_key = last_key.substr(0, last_key.size() - 8);
+  BlockBuilder block(1);
+  for (const auto& [name, value] : EncodeTableProperties(props)) block.Add(name, value);
+  BlockHandle handle;
+  absl::Status s = Write(block.Finish(), internal::BlockKind::kProperties, &handle);
+  if (s.ok()) handle.EncodeTo(&meta[internal::kPropertiesBlockName]);
+  return s;
+}
+
+absl::Status TableBuilder::Rep::WriteMetaIndex(BlockHandle* handle) {
+  BlockBuilder block(1);
+  for (const auto& [name, encoded] : meta) block.Add(name, encoded);
+  return Write(block.Finish(), internal::BlockKind::kMetaIndex, handle);
+}
+
+absl::Status TableBuilder::Rep::WriteFooter(const internal::Footer& footer) {
+  const std::string encoded = footer.Encode(offset);
+  absl::Status s = file->Append(encoded);
+  if (s.ok()) offset += encoded.size();
+  return s;
+}
 
 TableBuilder::TableBuilder(const TableOptions& options,
                            std::unique_ptr<WritableFile> file)
@@ -89,49 +193,24 @@ absl::Status TableBuilder::Add(std::string_view user_key, uint64_t seq,
   Rep& r = *rep_;
   if (!r.status.ok()) return r.status;
   if (r.done) return absl::FailedPreconditionError("table already finished");
-  if (user_key.size() + value.size() > (size_t{1} << 30)) {
-    return absl::InvalidArgumentError("an entry's key and value exceed 1 GiB");
-  }
-  if (seq > kMaxSequenceNumber) {
-    return absl::InvalidArgumentError(absl::StrCat("sequence number ", seq,
-                                                   " exceeds 2^56 - 1"));
-  }
-  std::string key;
-  internal::AppendInternalKey(&key, user_key, seq, type);
-  if (r.num_entries > 0 && internal::CompareInternalKeys(key, r.last_key) <= 0) {
-    // Out of order is the caller's bug, not a reason to poison the table.
-    return absl::InvalidArgumentError(
-        "entries must come in order: user keys ascending, and for one key "
-        "sequence numbers descending, each (key, sequence) once");
-  }
-  if (r.num_entries == 0) r.first_user_key.assign(user_key.data(), user_key.size());
-
+  // A rejected entry latches: the table it belonged in can no longer be
+  // complete, so Finish() must not publish one without it.
+  r.status = r.CheckEntry(user_key, seq, type, value);
+  if (!r.status.ok()) return r.status;
+  if (r.props.num_entries == 0) r.props.smallest_user_key.assign(user_key.data(), user_key.size());
   if (r.filter != nullptr) {
-    // Tombstones too: a deleted key must not be ruled out here.
-    if (r.options.whole_key_filtering &&
-        (r.num_entries == 0 || user_key != r.last_filtered_key)) {
-      r.filter->AddKey(user_key);
-      ++r.filter_keys;
-      r.last_filtered_key.assign(user_key.data(), user_key.size());
-    }
-    const PrefixExtractor* px = r.options.prefix_extractor.get();
-    if (px != nullptr && px->InDomain(user_key)) {
-      const std::string_view prefix = px->Transform(user_key);
-      if (!r.has_filtered_prefix || prefix != r.last_filtered_prefix) {
-        r.filter->AddKey(prefix);
-        ++r.filter_keys;
-        r.last_filtered_prefix.assign(prefix.data(), prefix.size());
-        r.has_filtered_prefix = true;
-      }
-    }
+    const internal::FilterKeySelector::Added added = r.filter_keys.Next(user_key);
+    if (added.has_key) r.filter->AddKey(user_key);
+    if (added.has_prefix) r.filter->AddKey(added.prefix);
+    r.props.filter_keys_added += added.has_key + added.has_prefix;
   }
 
-  r.data_block.Add(key, value);
-  r.last_key.swap(key);
-  ++r.num_entries;
-  if (type == EntryType::kDeletion) ++r.num_deletions;
-  r.raw_key_bytes += user_key.size();
-  r.raw_value_bytes += value.size();
+  r.data_block.Add(r.key, value);
+  r.last_key.swap(r.key);
+  ++r.props.num_entries;
+  if (type == EntryType::kDeletion) ++r.props.num_deletions;
+  r.props.raw_key_size += user_key.size();
+  r.props.raw_value_size += value.size();
   if (r.data_block.SizeEstimate() >= r.options.block_size) {
     r.status = r.FlushDataBlock();
   }
@@ -140,93 +219,12 @@ absl::Status TableBuilder::Add(std::string_view user_key, uint64_t seq,
 
 absl::Status TableBuilder::Finish() {
   Rep& r = *rep_;
-  if (!r.status.ok()) return r.status;
-  if (r.done) return absl::FailedPreconditionError("table already finished");
+  if (r.status.ok() && r.done) return absl::FailedPreconditionError("table already finished");
   r.done = true;
-  absl::Status& s = r.status;
-  s = r.FlushDataBlock();
-
-  std::map<std::string, std::string> meta;  // Meta-index, sorted by name.
-  uint64_t filter_size = 0;
-  std::string filter_params;  // The policy's own description of the filter.
-  if (s.ok() && r.filter != nullptr) {
-    // Start the filter on a 64-byte boundary so its blocks are cache-line
-    // aligned wherever the file is mapped or read to an aligned buffer.
-    const size_t pad = (64 - r.offset % 64) % 64;
-    if (pad > 0) {
-      s = r.file->Append(std::string(pad, '\0'));
-      r.offset += pad;
-    }
-    absl::StatusOr<std::string> filter = r.filter->Finish();
-    if (s.ok()) s = filter.status();
-    BlockHandle handle;
-    if (s.ok()) s = r.Write(*filter, internal::BlockKind::kFilter, &handle);
-    if (s.ok()) {
-      filter_size = handle.size;
-      // The parameters as the policy reads them back (bits/key, k, ...), so
-      // tools can show them without knowing the policy's encoding.
-      auto reader = r.options.filter_policy->NewReader(*filter);
-      filter_params = reader.ok() ? (*reader)->Describe() : "";
-      handle.EncodeTo(&meta[internal::kFilterBlockPrefix + r.options.filter_policy->Name()]);
-    }
-  }
-
-  if (s.ok()) {
-    const char* compression_names[] = {"none", "snappy", "zstd"};
-    std::map<std::string, std::string> props = {
-        {"lsmbloom.format_version", absl::StrCat(internal::kTableFormatVersion)},
-        {"lsmbloom.creator", "lsmbloom"},
-        {"lsmbloom.unique_id", absl::StrFormat("%016x", r.context.unique_id)},
-        {"lsmbloom.creation_time", absl::StrCat(static_cast<int64_t>(std::time(nullptr)))},
-        {"lsmbloom.num_entries", absl::StrCat(r.num_entries)},
-        {"lsmbloom.num_deletions", absl::StrCat(r.num_deletions)},
-        {"lsmbloom.num_data_blocks", absl::StrCat(r.num_data_blocks)},
-        {"lsmbloom.data_size", absl::StrCat(r.data_bytes)},
-        {"lsmbloom.raw_key_size", absl::StrCat(r.raw_key_bytes)},
-        {"lsmbloom.raw_value_size", absl::StrCat(r.raw_value_bytes)},
-        {"lsmbloom.block_size", absl::StrCat(r.options.block_size)},
-        {"lsmbloom.restart_interval", absl::StrCat(r.options.restart_interval)},
-        {"lsmbloom.compression",
-         compression_names[static_cast<int>(r.options.compression) % 3]},
-        {"lsmbloom.filter.policy",
-         r.filter != nullptr ? r.options.filter_policy->Name() : ""},
-        {"lsmbloom.filter.size", absl::StrCat(filter_size)},
-        {"lsmbloom.filter.params", filter_params},
-        {"lsmbloom.filter.keys_added", absl::StrCat(r.filter_keys)},
-        {"lsmbloom.filter.whole_key",
-         r.filter != nullptr && r.options.whole_key_filtering ? "1" : "0"},
-        {"lsmbloom.filter.prefix_extractor",
-         r.filter != nullptr && r.options.prefix_extractor != nullptr
-             ? r.options.prefix_extractor->Name()
-             : ""},
-        {"lsmbloom.smallest_user_key", r.first_user_key},
-        {"lsmbloom.largest_user_key",
-         r.num_entries > 0 ? r.last_key.substr(0, r.last_key.size() - 8) : ""},
-    };
-    BlockBuilder props_block(1);
-    for (const auto& [k, v] : props) props_block.Add(k, v);
-    BlockHandle handle;
-    s = r.Write(props_block.Finish(), internal::BlockKind::kProperties, &handle);
-    if (s.ok()) handle.EncodeTo(&meta[internal::kPropertiesBlockName]);
-  }
-
-  internal::Footer footer;
-  footer.context = r.context;
-  if (s.ok()) {
-    BlockBuilder meta_block(1);
-    for (const auto& [k, v] : meta) meta_block.Add(k, v);
-    s = r.Write(meta_block.Finish(), internal::BlockKind::kMetaIndex, &footer.metaindex);
-  }
-  if (s.ok()) s = r.Write(r.index_block.Finish(), internal::BlockKind::kIndex, &footer.index);
-  if (s.ok()) {
-    const std::string encoded = footer.Encode(r.offset);
-    s = r.file->Append(encoded);
-    r.offset += encoded.size();
-  }
-  if (s.ok()) s = r.file->Sync();
-  if (s.ok()) s = r.file->Close();  // Publishes the file.
-  r.file.reset();  // On failure this discards the partial file.
-  return s;
+  if (r.status.ok()) r.status = r.WriteTail();
+  // On failure this discards the partial file: nothing is published.
+  r.file.reset();
+  return r.status;
 }
 
 void TableBuilder::Abandon() {
@@ -234,7 +232,7 @@ void TableBuilder::Abandon() {
   rep_->file.reset();
 }
 
-uint64_t TableBuilder::num_entries() const { return rep_->num_entries; }
+uint64_t TableBuilder::num_entries() const { return rep_->props.num_entries; }
 uint64_t TableBuilder::file_size() const { return rep_->offset; }
 
 }  // namespace lsmbloom

@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     reader->MayMatch(bytes.substr(0, size / 2));
   }
   // The same bytes through the classic policy's reader.
-  static const auto classic = lsmbloom::NewClassicBloomPolicy();
+  static const auto classic = *lsmbloom::NewClassicBloomPolicy(10);
   auto classic_reader = classic->NewReader(bytes);
   if (classic_reader.ok()) (*classic_reader)->KeyMayMatch("key");
   return 0;

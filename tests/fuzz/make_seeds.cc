@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   Write(dir + "/filter_reader/one_key", Filter(1, 10));
   Write(dir + "/filter_reader/hundred_keys", Filter(100, 10));
   Write(dir + "/filter_reader/truncated", Filter(100, 10).substr(0, 100));
-  auto classic = lsmbloom::NewClassicBloomPolicy()->NewBuilder();
+  auto classic = (*lsmbloom::NewClassicBloomPolicy(10))->NewBuilder();
   classic->AddKey("a");
   classic->AddKey("b");
   Write(dir + "/filter_reader/classic", *classic->Finish());

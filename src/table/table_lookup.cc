@@ -1,0 +1,30 @@
+#include "src/table/table_lookup.h"
+
+#include "src/table/table_rep.h"
+
+namespace lsmbloom {
+namespace internal {
+
+const HashSpec* TableLookup::FilterHashSpec(const Table& table) {
+  const Table::Rep& r = *table.rep_;
+  return r.whole_key_filter ? r.filter->hash_spec() : nullptr;
+}
+
+bool TableLookup::HashMayMatch(const Table& table, uint64_t hash) {
+  return table.rep_->filter->HashMayMatch(hash);
+}
+
+void TableLookup::HashesMayMatch(const Table& table, absl::Span<const uint64_t> hashes,
+                                 absl::Span<bool> out) {
+  table.rep_->filter->HashesMayMatch(hashes, out);
+}
+
+absl::StatusOr<LookupResult> TableLookup::GetAfterFilter(const Table& table,
+                                                         std::string_view user_key,
+                                                         uint64_t* blocks_read) {
+  return table.rep_->Search(user_key, /*filter_said_maybe=*/false, /*count=*/false,
+                            blocks_read);
+}
+
+}  // namespace internal
+}  // namespace lsmbloom

@@ -1,0 +1,45 @@
+// The lookup path's access to a table (src/lookup), as LevelDB's table
+// cache has to its tables: Table::Get taken apart, so that a lookup across
+// many tables can hash a key once, probe many filters together and search
+// only the tables whose filter said "maybe". Nothing here counts in
+// Table::stats(): TableSet keeps (and resets) its own counters, and tables
+// shared by several sets are not coupled through theirs. Not public API.
+
+#ifndef LSMBLOOM_SRC_TABLE_TABLE_LOOKUP_H_
+#define LSMBLOOM_SRC_TABLE_TABLE_LOOKUP_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "lsmbloom/key_hash.h"
+#include "lsmbloom/table.h"
+
+namespace lsmbloom {
+namespace internal {
+
+class TableLookup {
+ public:
+  // Non-null when the table's filter is trusted, holds whole keys and takes
+  // precomputed hashes: then HashMayMatch answers for KeyHash(key, *spec).
+  static const HashSpec* FilterHashSpec(const Table& table);
+
+  // The filter's answer for hash == KeyHash(key, *FilterHashSpec(table)).
+  // REQUIRES: FilterHashSpec(table) != null.
+  static bool HashMayMatch(const Table& table, uint64_t hash);
+  // Batched HashMayMatch (SIMD, prefetching). REQUIRES: sizes equal.
+  static void HashesMayMatch(const Table& table, absl::Span<const uint64_t> hashes,
+                             absl::Span<bool> out);
+
+  // The lookup once the filter said "maybe" or was not consulted: the index
+  // and one data block. Adds the data blocks read to *blocks_read, if given.
+  static absl::StatusOr<LookupResult> GetAfterFilter(const Table& table,
+                                                     std::string_view user_key,
+                                                     uint64_t* blocks_read);
+};
+
+}  // namespace internal
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_SRC_TABLE_TABLE_LOOKUP_H_

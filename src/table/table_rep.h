@@ -1,0 +1,136 @@
+// Table's state, shared by table.cc and the two internal views of a table:
+// the lookup path's (table_lookup.h) and the inspection library's
+// (table_inspection.h). Private to src/table.
+
+#ifndef LSMBLOOM_SRC_TABLE_TABLE_REP_H_
+#define LSMBLOOM_SRC_TABLE_TABLE_REP_H_
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "lsmbloom/table.h"
+#include "src/table/block.h"
+#include "src/table/format.h"
+#include "src/table/table_inspection.h"
+
+namespace lsmbloom {
+namespace internal {
+
+// 64-byte aligned heap bytes for a filter, so its blocks are cache lines.
+struct AlignedBytes {
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Free> data;
+  size_t size = 0;
+
+  explicit AlignedBytes(std::string_view bytes) : size(bytes.size()) {
+    data.reset(static_cast<char*>(std::aligned_alloc(64, (bytes.size() + 63) / 64 * 64 + 64)));
+    std::memcpy(data.get(), bytes.data(), bytes.size());
+  }
+  std::string_view view() const { return std::string_view(data.get(), size); }
+};
+
+// Filter outcomes and reads of one table; relaxed.
+struct TableCounters {
+  std::atomic<uint64_t> filter_checked{0};
+  std::atomic<uint64_t> filter_ruled_out{0};
+  std::atomic<uint64_t> filter_positive{0};
+  std::atomic<uint64_t> filter_true_positive{0};
+  std::atomic<uint64_t> data_block_reads{0};
+
+  TableStats Snapshot() const;
+  // Counts one filter answer; returns `maybe`.
+  bool CountFilterAnswer(bool maybe) {
+    filter_checked.fetch_add(1, std::memory_order_relaxed);
+    if (!maybe) filter_ruled_out.fetch_add(1, std::memory_order_relaxed);
+    return maybe;
+  }
+};
+
+// An internal key that sorts before every entry of `user_key`.
+std::string SeekKey(std::string_view user_key);
+
+// One data block as the index names it, decoded once at Open: a lookup
+// binary-searches these instead of re-parsing the index block.
+struct IndexEntry {
+  // The user part of the index key: >= every user key of the block and
+  // below those of the next. The block to read for a key is the first whose
+  // separator's user part is >= the key (the first of its versions sorts
+  // before every separator with that user part: it has the top sequence).
+  std::string_view separator_user_key;
+  BlockHandle handle;
+};
+
+}  // namespace internal
+
+struct Table::Rep {
+  std::unique_ptr<RandomAccessFile> file;
+  TableReadOptions options;
+  internal::TableContext context;  // From the footer: what checksums bind to.
+  std::unique_ptr<internal::Block> index;
+  std::vector<internal::IndexEntry> index_entries;  // Keys: views into index_keys.
+  std::string index_keys;
+  // The separators' longest common prefix, and the 8 bytes after it of each
+  // separator, packed: a lookup's binary search reads these, dense, and
+  // compares full keys only on ties.
+  std::string index_common_prefix;
+  std::vector<uint64_t> index_prefixes;
+  // Per data block: its checksum held once, over bytes that stay mapped in
+  // memory (so a later read sees the very same bytes). Blocks read into a
+  // buffer (pread) are verified on every read.
+  std::unique_ptr<std::atomic<bool>[]> verified;
+  internal::TableHandles handles;
+  TableProperties properties;
+
+  absl::Status filter_status = absl::NotFoundError("table has no filter");
+  std::unique_ptr<internal::AlignedBytes> filter_copy;  // When the bytes had to move.
+  std::string_view filter_contents;  // What `filter` reads; set with it.
+  std::unique_ptr<FilterReader> filter;
+  bool whole_key_filter = false;
+  std::shared_ptr<const PrefixExtractor> prefix_extractor;  // Matched by name.
+
+  // Counting is not a change to the table: lookups count from const paths.
+  mutable internal::TableCounters counters;
+
+  // Reads, checks and parses the data block at `h`. `verify` overrides
+  // options.verify_checksums when true. Counted when `count`.
+  absl::StatusOr<std::unique_ptr<internal::Block>> ReadDataBlock(
+      const internal::BlockHandle& h, bool count, bool verify = false) const;
+
+  // Fills index_entries and what searches them from `index`.
+  absl::Status DecodeIndex();
+  // The first data block whose separator's user key is >= user_key (the
+  // block that holds the key's newest entry, if any); index_entries.size()
+  // when none is.
+  size_t FindDataBlock(std::string_view user_key) const;
+  // The data block of index entry `i`, for a lookup: parsed in place, its
+  // checksum verified on the first read only when its bytes are mapped.
+  absl::StatusOr<internal::Block> ReadIndexedBlock(size_t i, bool count) const;
+
+  // The newest entry for `user_key` from the index and one data block, the
+  // filter not consulted. Counts, when `count`, the block read and (when
+  // `filter_said_maybe`) the filter's positive. Adds the data blocks read to
+  // *blocks_read, if given.
+  absl::StatusOr<LookupResult> Search(std::string_view user_key, bool filter_said_maybe,
+                                      bool count, uint64_t* blocks_read) const;
+
+  void LoadFilter(const std::string& policy_name, const internal::BlockHandle& handle);
+
+  // `error` from reading the data block at `h`, or a clearer one when the
+  // block is intact but was written for another data block's offset.
+  absl::Status ExplainMisplaced(const internal::BlockHandle& h,
+                                const absl::Status& error) const;
+};
+
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_SRC_TABLE_TABLE_REP_H_

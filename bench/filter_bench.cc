@@ -7,7 +7,7 @@
 //
 // lsmbloom appears twice where a call per key is measured: "Lsmbloom" is the
 // public reader API (an indirect call per key into the kernel picked at run
-// time), "LsmbloomInline" the probe of lsmbloom/blocked_bloom-inl.h inlined
+// time), "LsmbloomInline" the probe of lsmbloom/filter/blocked_bloom-inl.h inlined
 // into a per-target loop (bench/inline_loops.cc), as FLB's probe is inlined
 // into its callers.
 //
@@ -32,11 +32,11 @@
 #include "benchmark/benchmark.h"
 #include "leveldb/filter_policy.h"
 #include "leveldb/slice.h"
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/bloom_math.h"
-#include "lsmbloom/filter_policy.h"
-#include "lsmbloom/key_hash.h"
-#include "lsmbloom/simd.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/bloom_math.h"
+#include "lsmbloom/filter/filter_policy.h"
+#include "lsmbloom/filter/key_hash.h"
+#include "lsmbloom/filter/simd.h"
 
 namespace lsmbloom {
 namespace bench {

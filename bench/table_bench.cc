@@ -11,9 +11,9 @@
 #include "bench/bench_keys.h"
 #include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
-#include "lsmbloom/simd.h"
-#include "lsmbloom/table.h"
-#include "lsmbloom/table_builder.h"
+#include "lsmbloom/filter/simd.h"
+#include "lsmbloom/table/table.h"
+#include "lsmbloom/table/table_builder.h"
 
 namespace lsmbloom {
 namespace bench {

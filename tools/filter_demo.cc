@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/bloom_math.h"
-#include "lsmbloom/simd.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/bloom_math.h"
+#include "lsmbloom/filter/simd.h"
 
 namespace lsmbloom {
 namespace demo {

@@ -9,9 +9,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "lsmbloom/bloom_math.h"
-#include "lsmbloom/file.h"
-#include "lsmbloom/key_hash.h"
+#include "lsmbloom/filter/bloom_math.h"
+#include "lsmbloom/filter/key_hash.h"
+#include "lsmbloom/io/file.h"
 #include <fstream>
 
 namespace lsmbloom {

@@ -13,9 +13,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "lsmbloom/bloom_math.h"
-#include "lsmbloom/filter_policy.h"
-#include "src/filter/checksum.h"
+#include "lsmbloom/filter/bloom_math.h"
+#include "lsmbloom/filter/filter_policy.h"
+#include "src/util/checksum.h"
 
 namespace lsmbloom {
 namespace {

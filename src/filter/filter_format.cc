@@ -5,8 +5,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/blocked_bloom_layout.h"
-#include "src/filter/checksum.h"
+#include "lsmbloom/filter/blocked_bloom_layout.h"
+#include "src/util/checksum.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>

@@ -1,7 +1,4 @@
-// Implementation detail of BlockedBloomBuilder, visible only so that Add can
-// be inline. Not part of the API.
-//
-// The builder's store of key hashes, 8 bytes a key. Small sets stay in one
+// Internal to the filter layer: BlockedBloomBuilder's store of key hashes, 8 bytes a key. Small sets stay in one
 // flat array grown by realloc (large blocks move by remapping, not copying,
 // and the memory goes back to malloc in one piece, which reuses it for the
 // next filter without faulting pages in again). Past a size given by the
@@ -11,8 +8,8 @@
 // cache while it is set. One random write per key to a filter of hundreds of
 // MiB would miss the cache and the TLB on nearly every key.
 
-#ifndef LSMBLOOM_INTERNAL_HASH_BUFFER_H_
-#define LSMBLOOM_INTERNAL_HASH_BUFFER_H_
+#ifndef LSMBLOOM_SRC_FILTER_HASH_BUFFER_H_
+#define LSMBLOOM_SRC_FILTER_HASH_BUFFER_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -73,4 +70,4 @@ class HashBuffer {
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_INTERNAL_HASH_BUFFER_H_
+#endif  // LSMBLOOM_SRC_FILTER_HASH_BUFFER_H_

@@ -1,7 +1,7 @@
 // FilterKeys: the keys TableBuilder gave a table's filter, replayed from
 // the table's entries (table_builder.cc adds them the same way).
 
-#include "lsmbloom/inspect.h"
+#include "lsmbloom/inspect/inspect.h"
 
 namespace lsmbloom {
 

@@ -6,8 +6,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/inspect.h"
-#include "lsmbloom/key_hash.h"
+#include "lsmbloom/filter/key_hash.h"
+#include "lsmbloom/inspect/inspect.h"
 
 namespace lsmbloom {
 

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/file.h"
+#include "lsmbloom/io/file.h"
 
 namespace lsmbloom {
 namespace {

@@ -1,12 +1,12 @@
-#include "lsmbloom/lookup.h"
+#include "lsmbloom/lookup/lookup.h"
 
 #include <algorithm>
 #include <map>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/filter_policy.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/filter_policy.h"
 
 namespace lsmbloom {
 

@@ -1,4 +1,4 @@
-#include "lsmbloom/table.h"
+#include "lsmbloom/table/table.h"
 
 #include <cstdlib>
 #include <functional>
@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/table/block.h"
-#include "src/table/coding.h"
 #include "src/table/format.h"
+#include "src/util/coding.h"
 
 namespace lsmbloom {
 

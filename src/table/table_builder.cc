@@ -1,4 +1,4 @@
-#include "lsmbloom/table_builder.h"
+#include "lsmbloom/table/table_builder.h"
 
 #include <ctime>
 #include <map>
@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "src/table/block_builder.h"
-#include "src/table/coding.h"
 #include "src/table/format.h"
+#include "src/util/coding.h"
 
 namespace lsmbloom {
 

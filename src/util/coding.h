@@ -1,8 +1,8 @@
 // Little-endian fixed-width integers and varints, with bounds-checked
 // decoding: every Get* fails (returns false) rather than read past `input`.
 
-#ifndef LSMBLOOM_SRC_TABLE_CODING_H_
-#define LSMBLOOM_SRC_TABLE_CODING_H_
+#ifndef LSMBLOOM_SRC_UTIL_CODING_H_
+#define LSMBLOOM_SRC_UTIL_CODING_H_
 
 #include <cstdint>
 #include <cstring>
@@ -85,4 +85,4 @@ inline bool GetLengthPrefixed(std::string_view* input, std::string_view* result)
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_SRC_TABLE_CODING_H_
+#endif  // LSMBLOOM_SRC_UTIL_CODING_H_

@@ -18,8 +18,8 @@
 // At 10 bits/key: mean fill 0.957% (k = 7), exact 0.966% (k = 6), standard
 // 0.819%.
 
-#ifndef LSMBLOOM_BLOOM_MATH_H_
-#define LSMBLOOM_BLOOM_MATH_H_
+#ifndef LSMBLOOM_FILTER_BLOOM_MATH_H_
+#define LSMBLOOM_FILTER_BLOOM_MATH_H_
 
 namespace lsmbloom {
 
@@ -50,4 +50,4 @@ double FprFromFill(double fill, int num_probes);
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_BLOOM_MATH_H_
+#endif  // LSMBLOOM_FILTER_BLOOM_MATH_H_

@@ -12,8 +12,8 @@
 // unblocked Bloom filter (the accuracy reference). A store may implement its
 // own policy; nothing in the library needs to change for that.
 
-#ifndef LSMBLOOM_FILTER_POLICY_H_
-#define LSMBLOOM_FILTER_POLICY_H_
+#ifndef LSMBLOOM_FILTER_FILTER_POLICY_H_
+#define LSMBLOOM_FILTER_FILTER_POLICY_H_
 
 #include <cstdint>
 #include <cstdlib>
@@ -23,8 +23,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/key_hash.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/key_hash.h"
 
 namespace lsmbloom {
 
@@ -103,4 +103,4 @@ std::shared_ptr<const FilterPolicy> NewClassicBloomPolicy(double bits_per_key = 
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_FILTER_POLICY_H_
+#endif  // LSMBLOOM_FILTER_FILTER_POLICY_H_

@@ -14,8 +14,8 @@
 // Get() consults the filter before touching the index or any data block.
 // All const methods are safe to call from many threads at once.
 
-#ifndef LSMBLOOM_TABLE_H_
-#define LSMBLOOM_TABLE_H_
+#ifndef LSMBLOOM_TABLE_TABLE_H_
+#define LSMBLOOM_TABLE_TABLE_H_
 
 #include <atomic>
 #include <cstdint>
@@ -28,9 +28,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "lsmbloom/file.h"
-#include "lsmbloom/options.h"
-#include "lsmbloom/table_builder.h"
+#include "lsmbloom/io/file.h"
+#include "lsmbloom/table/entry.h"
+#include "lsmbloom/table/options.h"
 
 namespace lsmbloom {
 
@@ -178,4 +178,4 @@ class Table {
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_TABLE_H_
+#endif  // LSMBLOOM_TABLE_TABLE_H_

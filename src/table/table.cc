@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/table/block.h"
 #include "src/table/format.h"
+#include "src/util/aligned_buffer.h"
 #include "src/util/coding.h"
 
 namespace lsmbloom {
@@ -21,21 +22,6 @@ const std::vector<std::shared_ptr<const FilterPolicy>>& BuiltinPolicies() {
       NewBlockedBloomPolicy(), NewClassicBloomPolicy()};
   return *policies;
 }
-
-// 64-byte aligned heap bytes for a filter, so its blocks are cache lines.
-struct AlignedBytes {
-  struct Free {
-    void operator()(char* p) const { std::free(p); }
-  };
-  std::unique_ptr<char, Free> data;
-  size_t size = 0;
-
-  explicit AlignedBytes(std::string_view bytes) : size(bytes.size()) {
-    data.reset(static_cast<char*>(std::aligned_alloc(64, (bytes.size() + 63) / 64 * 64 + 64)));
-    std::memcpy(data.get(), bytes.data(), bytes.size());
-  }
-  std::string_view view() const { return std::string_view(data.get(), size); }
-};
 
 std::string SeekKey(std::string_view user_key) {
   std::string key;
@@ -56,7 +42,7 @@ struct Table::Rep {
   std::string smallest_user_key, largest_user_key;  // Cached: lookups compare often.
 
   absl::Status filter_status = absl::NotFoundError("table has no filter");
-  std::unique_ptr<AlignedBytes> filter_copy;  // When the bytes had to move.
+  std::unique_ptr<internal::AlignedBuffer> filter_copy;  // When the bytes had to move.
   uint64_t filter_bytes = 0;
   std::string_view filter_contents;  // What `filter` reads; set with it.
   std::unique_ptr<FilterReader> filter;
@@ -131,7 +117,7 @@ void Table::Rep::LoadFilter(const std::string& policy_name,
   }
   std::string_view bytes = contents->view();
   if (contents->is_owned || reinterpret_cast<uintptr_t>(bytes.data()) % 64 != 0) {
-    filter_copy = std::make_unique<AlignedBytes>(bytes);
+    filter_copy = std::make_unique<internal::AlignedBuffer>(bytes);
     bytes = filter_copy->view();
   }
   filter_bytes = bytes.size();

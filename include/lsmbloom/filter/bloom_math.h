@@ -38,7 +38,9 @@ double BlockedBloomFpr(double bits_per_key, int num_probes,
 double BlockedBloomFprMeanFill(double bits_per_key, int num_probes,
                                int block_bits = kBlockBits);
 
-// The k in [1, kMaxProbes] that minimises BlockedBloomFpr at `bits_per_key`.
+// The k in [1, kMaxProbes] that minimises BlockedBloomFpr at `bits_per_key`:
+// a pure function, read from a table of the model's crossings (k rises by
+// one at each, up to kMaxProbes from 35.4 bits/key on).
 int OptimalBlockedProbes(double bits_per_key);
 
 // The smallest bits/key (to 1/1000 bit) whose optimal blocked FPR is at most

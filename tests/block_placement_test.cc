@@ -201,7 +201,7 @@ TEST(BlockPlacementTest, BlockFromAnotherTableAtTheSameOffsetIsRefused) {
 }
 
 TEST(BlockPlacementTest, DataBlockFromAnOlderTableNeverReturnsOldValues) {
-  // The case: same keys and value sizes, older values.
+  // The motivating case: same keys and value sizes, older values.
   const std::vector<Entry> entries = UniformEntries("new");
   const std::vector<Entry> older = UniformEntries("old");
   const std::string mine = testing::BuildTable(entries, TableOptions());

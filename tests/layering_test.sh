@@ -54,7 +54,7 @@ layer_of_include() {
   esac
 }
 
-files=$(find include/lsmbloom src -type f \( -name '*.h' -o -name '*.cc' -o -name '*.inc' \) | sort)
+files=$(find -L include/lsmbloom src -type f \( -name '*.h' -o -name '*.cc' -o -name '*.inc' \) | sort)
 [[ -n $files ]] || { echo "no sources found under $PWD" >&2; exit 1; }
 
 checked=0

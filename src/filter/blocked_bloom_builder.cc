@@ -122,19 +122,21 @@ BlockedBloomBuilder& BlockedBloomBuilder::operator=(BlockedBloomBuilder&&) noexc
     default;
 BlockedBloomBuilder::~BlockedBloomBuilder() = default;
 
-void BlockedBloomBuilder::AddHash(uint64_t hash) {
-  // Adjacent repeats (a key written at several sequence numbers) are common
-  // in sorted tables; dropping them here saves buffer space.
-  if (hash != last_hash_ || !has_last_hash_) hashes_->Add(hash);
-  last_hash_ = hash;
-  has_last_hash_ = true;
+void BlockedBloomBuilder::Refill() {
+  if (next_ != nullptr) hashes_->Commit(next_);
+  hashes_->Lease(&next_, &end_);
+  leased_ = next_;
 }
 
-size_t BlockedBloomBuilder::num_buffered() const { return hashes_->size(); }
+size_t BlockedBloomBuilder::num_buffered() const {
+  return hashes_->size() + static_cast<size_t>(next_ - leased_);
+}
 
 size_t BlockedBloomBuilder::MemoryUsage() const { return hashes_->MemoryUsage(); }
 
 absl::StatusOr<std::string> BlockedBloomBuilder::Finish() {
+  if (next_ != nullptr) hashes_->Commit(next_);
+  next_ = end_ = leased_ = nullptr;
   internal::HashBuffer hashes = std::move(*hashes_);
   *hashes_ = internal::HashBuffer(GroupAboveHashes(options_));  // Reset.
   has_last_hash_ = false;

@@ -34,6 +34,17 @@ class HashBuffer {
     *next_++ = hash;
   }
 
+  // For a caller that writes hashes itself, as BlockedBloomBuilder's inline
+  // AddHash does: Lease gives the free room [*next, *end), making some if
+  // there is none; the caller writes hashes in order from *next and says
+  // where it stopped with Commit before it calls anything else here.
+  void Lease(uint64_t** next, uint64_t** end) {
+    if (next_ == end_) MakeRoom();
+    *next = next_;
+    *end = end_;
+  }
+  void Commit(uint64_t* next) { next_ = next; }
+
   size_t size() const { return moved_ + static_cast<size_t>(next_ - start_); }
 
   // Bytes held, for the memory bound in the builder's contract.

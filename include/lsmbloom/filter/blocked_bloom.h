@@ -108,7 +108,15 @@ class BlockedBloomBuilder {
   void AddKey(std::string_view key) { AddHash(KeyHash(key, options_.hash)); }
 
   // REQUIRES: hash == KeyHash(key, options().hash) for the key it stands for.
-  void AddHash(uint64_t hash);
+  void AddHash(uint64_t hash) {
+    // Adjacent repeats (a key written at several sequence numbers) are
+    // common in sorted tables; dropping them here saves buffer space.
+    if (hash == last_hash_ && has_last_hash_) return;
+    last_hash_ = hash;
+    has_last_hash_ = true;
+    if (next_ == end_) Refill();
+    *next_++ = hash;
+  }
 
   // Hashes buffered so far: the count the filter will be sized from.
   size_t num_buffered() const;
@@ -126,9 +134,18 @@ class BlockedBloomBuilder {
 
  private:
   explicit BlockedBloomBuilder(const BlockedBloomOptions& options);
+  // Hands the hashes written since the last call to hashes_ and takes new
+  // room from it.
+  void Refill();
 
   BlockedBloomOptions options_;
   std::unique_ptr<internal::HashBuffer> hashes_;
+  // The room hashes_ has lent: AddHash writes [leased_, next_) into
+  // [leased_, end_) itself, so it stays inline while this header shows
+  // nothing of the buffer.
+  uint64_t* next_ = nullptr;
+  uint64_t* end_ = nullptr;
+  uint64_t* leased_ = nullptr;
   uint64_t last_hash_ = 0;
   bool has_last_hash_ = false;
 };

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "src/util/random.h"
+
 namespace lsmbloom {
 namespace bench {
 
@@ -21,8 +23,8 @@ class KeySet {
  public:
   KeySet(uint64_t family, size_t n) : n_(n), bytes_(new char[n * kKeyBytes]) {
     for (size_t i = 0; i < n; ++i) {
-      const uint64_t a = Mix(i * 2 + (family << 48));
-      const uint64_t b = Mix(a ^ family);
+      const uint64_t a = internal::SplitMix64(i * 2 + (family << 48));
+      const uint64_t b = internal::SplitMix64(a ^ family);
       std::memcpy(&bytes_[i * kKeyBytes], &a, 8);
       std::memcpy(&bytes_[i * kKeyBytes + 8], &b, 8);
       bytes_[i * kKeyBytes + 15] = static_cast<char>(family);  // Disjoint sets.
@@ -31,13 +33,6 @@ class KeySet {
   size_t size() const { return n_; }
   std::string_view operator[](size_t i) const {
     return std::string_view(&bytes_[i * kKeyBytes], kKeyBytes);
-  }
-
-  static uint64_t Mix(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
   }
 
  private:

@@ -31,26 +31,9 @@ inline std::vector<int64_t> KeyCounts(std::vector<int64_t> all) {
   return kept;
 }
 
-// A copy of `bytes` whose offset `aligned_at` lands on a 64-byte boundary, as
-// a table reader places a filter's bits (unaligned blocks straddle two cache
-// lines).
-class AlignedCopy {
- public:
-  AlignedCopy(std::string_view bytes, size_t aligned_at) {
-    const size_t pad = (64 - aligned_at % 64) % 64;
-    storage_.reset(new (std::align_val_t(64)) char[bytes.size() + pad]);
-    std::memcpy(storage_.get() + pad, bytes.data(), bytes.size());
-    view_ = std::string_view(storage_.get() + pad, bytes.size());
-  }
-  std::string_view view() const { return view_; }
-
- private:
-  struct Deleter {
-    void operator()(char* p) const { ::operator delete[](p, std::align_val_t(64)); }
-  };
-  std::unique_ptr<char[], Deleter> storage_;
-  std::string_view view_;
-};
+// Registers the binary's benchmarks. Each benchmark binary defines it;
+// bench_main.cc calls it between benchmark::Initialize and running them.
+void RegisterAll();
 
 // Records what the report's machine table shows: CPU model, compiler, build.
 inline void AddMachineContext() {

@@ -7,7 +7,7 @@
 //
 // lsmbloom appears twice where a call per key is measured: "Lsmbloom" is the
 // public reader API (an indirect call per key into the kernel picked at run
-// time), "LsmbloomInline" the probe of lsmbloom/blocked_bloom-inl.h inlined
+// time), "LsmbloomInline" the probe of lsmbloom/filter/blocked_bloom-inl.h inlined
 // into a per-target loop (bench/inline_loops.cc), as FLB's probe is inlined
 // into its callers.
 //
@@ -32,11 +32,12 @@
 #include "benchmark/benchmark.h"
 #include "leveldb/filter_policy.h"
 #include "leveldb/slice.h"
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/bloom_math.h"
-#include "lsmbloom/filter_policy.h"
-#include "lsmbloom/key_hash.h"
-#include "lsmbloom/simd.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/bloom_math.h"
+#include "lsmbloom/filter/filter_policy.h"
+#include "lsmbloom/filter/key_hash.h"
+#include "lsmbloom/filter/simd.h"
+#include "src/util/aligned_buffer.h"
 
 namespace lsmbloom {
 namespace bench {
@@ -61,13 +62,13 @@ std::string BuildOurs(size_t n) {
 // One filter per n, its bits 64-byte aligned, built once per process.
 const BlockedBloomReader& OurFilter(size_t n) {
   struct Entry {
-    std::unique_ptr<AlignedCopy> bytes;
+    std::unique_ptr<internal::AlignedBuffer> bytes;
     std::unique_ptr<BlockedBloomReader> reader;
   };
   static auto* cache = new std::map<size_t, Entry>;
   Entry& e = (*cache)[n];
   if (!e.reader) {
-    e.bytes.reset(new AlignedCopy(BuildOurs(n), /*aligned_at=*/64));
+    e.bytes.reset(new internal::AlignedBuffer(BuildOurs(n), /*aligned_at=*/64));
     e.reader.reset(new BlockedBloomReader(*BlockedBloomReader::Open(e.bytes->view())));
   }
   return *e.reader;
@@ -510,6 +511,8 @@ void OnTarget(benchmark::State& state, const std::string& target, Fn fn) {
   PinSimdTargetFromEnvironment().IgnoreError();
 }
 
+}  // namespace
+
 void RegisterAll() {
   const std::vector<int64_t> sizes =
       KeyCounts({10000, 100000, 1000000, 10000000, 100000000});
@@ -621,21 +624,5 @@ void RegisterAll() {
   }
 }
 
-}  // namespace
 }  // namespace bench
 }  // namespace lsmbloom
-
-int main(int argc, char** argv) {
-  const absl::Status pinned = lsmbloom::PinSimdTargetFromEnvironment();
-  if (!pinned.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(pinned.message()).c_str());
-    return 2;
-  }
-  benchmark::AddCustomContext("lsmbloom_simd", lsmbloom::ActiveSimdTarget());
-  lsmbloom::bench::AddMachineContext();
-  benchmark::Initialize(&argc, argv);
-  lsmbloom::bench::RegisterAll();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

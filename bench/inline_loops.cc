@@ -1,6 +1,6 @@
 // lsmbloom's probes inlined into the caller's loop, one copy of the loop per
 // SIMD target and one dispatch per call (per chunk of keys): how a caller
-// that keeps its own per-target code uses lsmbloom/blocked_bloom-inl.h, and
+// that keeps its own per-target code uses lsmbloom/filter/blocked_bloom-inl.h, and
 // the counterpart of FLB's probe inlined into its callers.
 
 #undef HWY_TARGET_INCLUDE
@@ -9,8 +9,8 @@
 
 #include "bench/inline_loops.h"
 #include "hwy/highway.h"
-#include "lsmbloom/blocked_bloom-inl.h"
-#include "lsmbloom/key_hash-inl.h"
+#include "lsmbloom/filter/blocked_bloom-inl.h"
+#include "lsmbloom/filter/key_hash-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace lsmbloom {

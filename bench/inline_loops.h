@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "lsmbloom/blocked_bloom.h"
+#include "lsmbloom/filter/blocked_bloom.h"
 
 namespace lsmbloom {
 namespace bench {

@@ -35,12 +35,11 @@
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
-#include "lsmbloom/simd.h"
 #include "leveldb/cache.h"
 #include "leveldb/db.h"
 #include "leveldb/filter_policy.h"
-#include "lsmbloom/filter_budget.h"
-#include "lsmbloom/lookup.h"
+#include "lsmbloom/lookup/filter_budget.h"
+#include "lsmbloom/lookup/lookup.h"
 #include "rocksdb/db.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/sst_file_writer.h"
@@ -83,6 +82,11 @@ const Data& TheData() {
     char tmpl[] = "/tmp/lsmbloom-lookup-bench-XXXXXX";
     if (::mkdtemp(tmpl) == nullptr) std::abort();
     d->dir = tmpl;
+    // Leave no data behind: the stores are all in this directory.
+    std::atexit([] {
+      const std::string rm = "rm -rf " + TheData().dir;
+      if (std::system(rm.c_str()) != 0) std::fprintf(stderr, "could not remove temp dir\n");
+    });
     const uint64_t n = NumKeys();
     d->layout = fixture::MakeLayout(n, 42);
     std::mt19937_64 rng(9);
@@ -412,6 +416,8 @@ void LoadLatencyFloor(benchmark::State& state) {
   state.counters["buffer_bytes"] = static_cast<double>(bytes);
 }
 
+}  // namespace
+
 void RegisterAll() {
   benchmark::RegisterBenchmark("BM_LoadLatency_Floor", LoadLatencyFloor)
       ->Arg(static_cast<int64_t>(NumKeys()));
@@ -441,24 +447,5 @@ void RegisterAll() {
   }
 }
 
-}  // namespace
 }  // namespace bench
 }  // namespace lsmbloom
-
-int main(int argc, char** argv) {
-  const absl::Status pinned = lsmbloom::PinSimdTargetFromEnvironment();
-  if (!pinned.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(pinned.message()).c_str());
-    return 2;
-  }
-  benchmark::AddCustomContext("lsmbloom_simd", lsmbloom::ActiveSimdTarget());
-  lsmbloom::bench::AddMachineContext();
-  benchmark::Initialize(&argc, argv);
-  lsmbloom::bench::RegisterAll();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  // Leave no data behind: the three stores are in one temp dir.
-  const std::string rm = "rm -rf " + lsmbloom::bench::TheData().dir;
-  if (std::system(rm.c_str()) != 0) std::fprintf(stderr, "could not remove temp dir\n");
-  return 0;
-}

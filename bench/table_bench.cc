@@ -11,9 +11,8 @@
 #include "bench/bench_keys.h"
 #include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
-#include "lsmbloom/simd.h"
-#include "lsmbloom/table.h"
-#include "lsmbloom/table_builder.h"
+#include "lsmbloom/table/table.h"
+#include "lsmbloom/table/table_builder.h"
 
 namespace lsmbloom {
 namespace bench {
@@ -92,6 +91,8 @@ void RunGets(benchmark::State& state, int policy, bool present) {
   state.SetItemsProcessed(state.iterations());
 }
 
+}  // namespace
+
 void RegisterAll() {
   const std::vector<int64_t> sizes = KeyCounts({100000, 1000000});
   const std::pair<const char*, int> impls[] = {
@@ -116,21 +117,5 @@ void RegisterAll() {
   }
 }
 
-}  // namespace
 }  // namespace bench
 }  // namespace lsmbloom
-
-int main(int argc, char** argv) {
-  const absl::Status pinned = lsmbloom::PinSimdTargetFromEnvironment();
-  if (!pinned.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(pinned.message()).c_str());
-    return 2;
-  }
-  benchmark::AddCustomContext("lsmbloom_simd", lsmbloom::ActiveSimdTarget());
-  lsmbloom::bench::AddMachineContext();
-  benchmark::Initialize(&argc, argv);
-  lsmbloom::bench::RegisterAll();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lsmbloom/inspect.h"
-#include "lsmbloom/table.h"
+#include "lsmbloom/inspect/inspect.h"
+#include "lsmbloom/table/table.h"
 #include "tests/table_surgery.h"
 #include "tests/table_testutil.h"
 
@@ -198,7 +198,7 @@ TEST(BlockPlacementTest, BlockFromAnotherTableAtTheSameOffsetIsRefused) {
 }
 
 TEST(BlockPlacementTest, DataBlockFromAnOlderTableNeverReturnsOldValues) {
-  // The case: same keys and value sizes, older values.
+  // The motivating case: same keys and value sizes, older values.
   const std::vector<Entry> entries = UniformEntries("new");
   const std::vector<Entry> older = UniformEntries("old");
   const std::string mine = testing::BuildTable(entries, TableOptions());

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/bloom_math.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/bloom_math.h"
 #include "tests/test_keys.h"
 
 namespace lsmbloom {

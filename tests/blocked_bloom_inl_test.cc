@@ -1,4 +1,4 @@
-// The inlinable prober of lsmbloom/blocked_bloom-inl.h, compiled once per
+// The inlinable prober of lsmbloom/filter/blocked_bloom-inl.h, compiled once per
 // SIMD target into a caller's loop as a caller would (bench/inline_loops.cc),
 // answers like the scalar reference on every target the CPU runs, for every
 // k.
@@ -9,7 +9,7 @@
 
 #include "bench/inline_loops.h"
 #include "gtest/gtest.h"
-#include "lsmbloom/simd.h"
+#include "lsmbloom/filter/simd.h"
 #include "src/filter/reference_kernels.h"
 #include "tests/test_keys.h"
 

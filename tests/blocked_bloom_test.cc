@@ -1,14 +1,14 @@
 // Builder and reader behaviour: no false negatives, sizing, options.
 
-#include "lsmbloom/blocked_bloom.h"
+#include "lsmbloom/filter/blocked_bloom.h"
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lsmbloom/bloom_math.h"
-#include "lsmbloom/filter_policy.h"
+#include "lsmbloom/filter/bloom_math.h"
+#include "lsmbloom/filter/filter_policy.h"
 #include "src/filter/reference_kernels.h"
 #include "tests/test_keys.h"
 

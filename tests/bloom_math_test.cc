@@ -1,4 +1,4 @@
-#include "lsmbloom/bloom_math.h"
+#include "lsmbloom/filter/bloom_math.h"
 
 #include <cmath>
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lsmbloom/table.h"
+#include "lsmbloom/table/table.h"
 #include "tests/table_surgery.h"
 #include "tests/table_testutil.h"
 

@@ -1,4 +1,4 @@
-#include "lsmbloom/filter_budget.h"
+#include "lsmbloom/lookup/filter_budget.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lsmbloom/bloom_math.h"
+#include "lsmbloom/filter/bloom_math.h"
 
 namespace lsmbloom {
 namespace {

@@ -6,13 +6,13 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lsmbloom/blocked_bloom.h"
+#include "lsmbloom/filter/blocked_bloom.h"
 #include "tests/test_keys.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "src/filter/checksum.h"
+#include "src/util/checksum.h"
 
 namespace lsmbloom {
 namespace {

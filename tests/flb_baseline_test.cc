@@ -9,7 +9,7 @@
 
 #include "bench/flb/fast_local_bloom.h"
 #include "gtest/gtest.h"
-#include "lsmbloom/bloom_math.h"
+#include "lsmbloom/filter/bloom_math.h"
 #include "tests/test_keys.h"
 
 namespace lsmbloom {

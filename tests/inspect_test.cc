@@ -1,4 +1,4 @@
-// The inspection library (lsmbloom/inspect.h) against tables written by
+// The inspection library (lsmbloom/inspect/inspect.h) against tables written by
 // TableBuilder: the block dump agrees with the index, the properties and
 // the entries; recompressing a block as the writer would gives its stored
 // size; the filter view places every key the filter holds; and files cut
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lsmbloom/inspect.h"
+#include "lsmbloom/inspect/inspect.h"
 #include "tests/table_testutil.h"
 
 namespace lsmbloom {

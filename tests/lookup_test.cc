@@ -1,8 +1,8 @@
 // Lookups across levels: versions, tombstones, boundaries, batches, threads.
 
-#include "lsmbloom/lookup.h"
+#include "lsmbloom/lookup/lookup.h"
 
-#include "lsmbloom/filter_budget.h"
+#include "lsmbloom/lookup/filter_budget.h"
 
 #include <atomic>
 #include <deque>

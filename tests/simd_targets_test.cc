@@ -7,8 +7,8 @@
 
 #include "gtest/gtest.h"
 #include "hwy/targets.h"
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/simd.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/simd.h"
 #include "src/filter/reference_kernels.h"
 #include "tests/test_keys.h"
 

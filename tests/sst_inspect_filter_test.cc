@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/filter_policy.h"
-#include "lsmbloom/inspect.h"
-#include "lsmbloom/key_hash.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/filter_policy.h"
+#include "lsmbloom/inspect/inspect.h"
+#include "lsmbloom/filter/key_hash.h"
 #include "tests/sst_inspect_testutil.h"
 #include "tests/table_surgery.h"
 

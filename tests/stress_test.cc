@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lsmbloom/lookup.h"
+#include "lsmbloom/lookup/lookup.h"
 #include "tests/table_testutil.h"
 
 namespace lsmbloom {

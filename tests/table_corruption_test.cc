@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lsmbloom/file.h"
-#include "lsmbloom/table.h"
+#include "lsmbloom/io/file.h"
+#include "lsmbloom/table/table.h"
 #include "tests/table_surgery.h"
 #include "tests/table_testutil.h"
 

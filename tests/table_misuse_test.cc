@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lsmbloom/file.h"
-#include "lsmbloom/filter_policy.h"
-#include "lsmbloom/lookup.h"
-#include "lsmbloom/table.h"
-#include "lsmbloom/table_builder.h"
+#include "lsmbloom/io/file.h"
+#include "lsmbloom/filter/filter_policy.h"
+#include "lsmbloom/lookup/lookup.h"
+#include "lsmbloom/table/table.h"
+#include "lsmbloom/table/table_builder.h"
 #include "tests/table_testutil.h"
 
 namespace lsmbloom {

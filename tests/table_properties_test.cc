@@ -1,7 +1,7 @@
 // TableProperties: the typed form of the properties block, its encoding and
 // its checks.
 
-#include "lsmbloom/table_properties.h"
+#include "lsmbloom/table/table_properties.h"
 
 #include <map>
 #include <string>
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lsmbloom/file.h"
-#include "lsmbloom/table.h"
+#include "lsmbloom/io/file.h"
+#include "lsmbloom/table/table.h"
 #include "tests/table_testutil.h"
 
 namespace lsmbloom {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lsmbloom/table.h"
-#include "lsmbloom/table_builder.h"
+#include "lsmbloom/table/table.h"
+#include "lsmbloom/table/table_builder.h"
 #include "tests/table_testutil.h"
 
 namespace lsmbloom {

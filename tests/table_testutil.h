@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "lsmbloom/file.h"
-#include "lsmbloom/table.h"
-#include "lsmbloom/table_builder.h"
+#include "lsmbloom/io/file.h"
+#include "lsmbloom/table/table.h"
+#include "lsmbloom/table/table_builder.h"
 #include "tests/test_keys.h"
 
 namespace lsmbloom {

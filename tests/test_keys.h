@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "src/util/random.h"
+
 namespace lsmbloom {
 namespace testing {
 
@@ -22,12 +24,7 @@ inline const char* ShapeName(KeyShape shape) {
   return "?";
 }
 
-inline uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+using internal::SplitMix64;
 
 // Key number `i` of a family. Families with different `family` values never
 // share a key, which is how tests know that a probe key is absent.

@@ -7,7 +7,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "lsmbloom/simd.h"
+#include "lsmbloom/filter/simd.h"
 #include "tools/filter_demo.h"
 #include "tools/lsm_demo.h"
 

@@ -9,9 +9,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/bloom_math.h"
-#include "lsmbloom/simd.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/bloom_math.h"
+#include "lsmbloom/filter/simd.h"
+#include "src/util/random.h"
 
 namespace lsmbloom {
 namespace demo {
@@ -23,19 +24,12 @@ double NanosPer(Clock::time_point start, uint64_t n) {
   return std::chrono::duration<double, std::nano>(Clock::now() - start).count() / n;
 }
 
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 // 16-byte keys; the last byte names the set, so present and absent keys can
 // never coincide and every "maybe" for an absent key is a false positive.
 std::unique_ptr<char[]> MakeKeys(uint64_t n, char set) {
   std::unique_ptr<char[]> keys(new char[n * 16]);
   for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t a = Mix(i * 4 + set), b = Mix(a);
+    const uint64_t a = internal::SplitMix64(i * 4 + set), b = internal::SplitMix64(a);
     std::memcpy(&keys[i * 16], &a, 8);
     std::memcpy(&keys[i * 16 + 8], &b, 8);
     keys[i * 16 + 15] = set;

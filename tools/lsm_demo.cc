@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/filter_budget.h"
-#include "lsmbloom/lookup.h"
-#include "lsmbloom/table.h"
-#include "lsmbloom/table_builder.h"
+#include "lsmbloom/lookup/filter_budget.h"
+#include "lsmbloom/lookup/lookup.h"
+#include "lsmbloom/table/table.h"
+#include "lsmbloom/table/table_builder.h"
 #include "tools/lsm_fixture.h"
 
 namespace lsmbloom {

@@ -4,8 +4,8 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/table.h"
-#include "lsmbloom/table_builder.h"
+#include "lsmbloom/table/table.h"
+#include "lsmbloom/table/table_builder.h"
 
 namespace lsmbloom {
 namespace fixture {

@@ -20,9 +20,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "lsmbloom/filter_budget.h"
-#include "lsmbloom/lookup.h"
-#include "lsmbloom/options.h"
+#include "lsmbloom/lookup/filter_budget.h"
+#include "lsmbloom/lookup/lookup.h"
+#include "lsmbloom/table/options.h"
 
 namespace lsmbloom {
 namespace fixture {

@@ -20,7 +20,7 @@
 #include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/simd.h"
+#include "lsmbloom/filter/simd.h"
 #include "tools/sst_inspect_commands.h"
 
 ABSL_FLAG(bool, json, false,

@@ -9,9 +9,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "lsmbloom/bloom_math.h"
-#include "lsmbloom/file.h"
-#include "lsmbloom/key_hash.h"
+#include "lsmbloom/filter/bloom_math.h"
+#include "lsmbloom/filter/key_hash.h"
+#include "lsmbloom/io/file.h"
+#include "src/util/random.h"
 #include <fstream>
 
 namespace lsmbloom {
@@ -123,13 +124,6 @@ absl::StatusOr<FilterHealth> AnalyzeBlockedFilter(const InspectedTable& t,
 
 namespace {
 
-uint64_t Mix64(uint64_t x) {  // SplitMix64's finalizer, after its increment.
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 // The 95% Wilson score interval of `hits` successes in `n` trials.
 void WilsonInterval(uint64_t hits, uint64_t n, double* low, double* high) {
   if (n == 0) {
@@ -147,7 +141,7 @@ void WilsonInterval(uint64_t hits, uint64_t n, double* low, double* high) {
 }  // namespace
 
 std::string ProbeKey(uint64_t i) {
-  return absl::StrFormat("sst_inspect.probe.%016x", Mix64(i));
+  return absl::StrFormat("sst_inspect.probe.%016x", internal::SplitMix64(i));
 }
 
 absl::StatusOr<ProbeResult> MeasureFpr(const Table& table, const FilterReader& reader,
@@ -191,7 +185,7 @@ absl::StatusOr<std::vector<std::string>> InRangeKeys(const InspectedTable& t,
     for (uint64_t j = 0; j < (count + sampled - 1) / sampled && keys.size() < count; ++j) {
       std::string key(user_key);
       key.push_back('\0');
-      absl::StrAppendFormat(&key, "%08x", static_cast<uint32_t>(Mix64(i * 1000003 + j)));
+      absl::StrAppendFormat(&key, "%08x", static_cast<uint32_t>(internal::SplitMix64(i * 1000003 + j)));
       if (key <= largest) keys.push_back(std::move(key));
     }
   }

@@ -2,7 +2,7 @@
 // the health of a blocked Bloom filter measured against the table's own
 // keys, false-positive measurements on keys verified absent, and a full
 // verification pass. Everything about the file itself comes from
-// lsmbloom/inspect.h.
+// lsmbloom/inspect/inspect.h.
 
 #ifndef LSMBLOOM_TOOLS_SST_INSPECT_ANALYSIS_H_
 #define LSMBLOOM_TOOLS_SST_INSPECT_ANALYSIS_H_
@@ -17,7 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include <functional>
-#include "lsmbloom/inspect.h"
+#include "lsmbloom/inspect/inspect.h"
 #include "tools/sst_inspect_common.h"
 
 namespace lsmbloom {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "lsmbloom/inspect.h"
+#include "lsmbloom/inspect/inspect.h"
 #include "tools/sst_inspect_common.h"
 
 namespace lsmbloom {

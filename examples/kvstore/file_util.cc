@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/file.h"
+#include "lsmbloom/io/file.h"
 
 namespace kvstore {
 

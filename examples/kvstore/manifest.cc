@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "file_util.h"
-#include "lsmbloom/file.h"
-#include "lsmbloom/lookup.h"
+#include "lsmbloom/io/file.h"
+#include "lsmbloom/lookup/lookup.h"
 
 namespace kvstore {
 namespace {

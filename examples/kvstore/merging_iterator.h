@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "lsmbloom/table.h"
+#include "lsmbloom/table/table.h"
 
 namespace kvstore {
 

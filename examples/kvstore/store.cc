@@ -6,8 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "lsmbloom/file.h"
-#include "lsmbloom/table.h"
+#include "lsmbloom/io/file.h"
+#include "lsmbloom/table/table.h"
+#include "lsmbloom/table/table_builder.h"
 #include "manifest.h"
 #include "merging_iterator.h"
 

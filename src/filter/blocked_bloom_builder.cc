@@ -3,10 +3,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/bloom_math.h"
-#include "lsmbloom/blocked_bloom_layout.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/blocked_bloom_layout.h"
+#include "lsmbloom/filter/bloom_math.h"
 #include "src/filter/filter_format.h"
+#include "src/filter/hash_buffer.h"
 #include "src/filter/huge_pages.h"
 #include "src/filter/simd_kernels.h"
 
@@ -113,11 +114,31 @@ size_t GroupAboveHashes(const BlockedBloomOptions& resolved) {
 }  // namespace
 
 BlockedBloomBuilder::BlockedBloomBuilder(const BlockedBloomOptions& options)
-    : options_(options), hashes_(GroupAboveHashes(options)) {}
+    : options_(options),
+      hashes_(std::make_unique<internal::HashBuffer>(GroupAboveHashes(options))) {}
+
+BlockedBloomBuilder::BlockedBloomBuilder(BlockedBloomBuilder&&) noexcept = default;
+BlockedBloomBuilder& BlockedBloomBuilder::operator=(BlockedBloomBuilder&&) noexcept =
+    default;
+BlockedBloomBuilder::~BlockedBloomBuilder() = default;
+
+void BlockedBloomBuilder::Refill() {
+  if (next_ != nullptr) hashes_->Commit(next_);
+  hashes_->Lease(&next_, &end_);
+  leased_ = next_;
+}
+
+size_t BlockedBloomBuilder::num_buffered() const {
+  return hashes_->size() + static_cast<size_t>(next_ - leased_);
+}
+
+size_t BlockedBloomBuilder::MemoryUsage() const { return hashes_->MemoryUsage(); }
 
 absl::StatusOr<std::string> BlockedBloomBuilder::Finish() {
-  internal::HashBuffer hashes = std::move(hashes_);
-  hashes_ = internal::HashBuffer(GroupAboveHashes(options_));  // Reset.
+  if (next_ != nullptr) hashes_->Commit(next_);
+  next_ = end_ = leased_ = nullptr;
+  internal::HashBuffer hashes = std::move(*hashes_);
+  *hashes_ = internal::HashBuffer(GroupAboveHashes(options_));  // Reset.
   has_last_hash_ = false;
   absl::StatusOr<FilterGeometry> geometry = PlanFilter(hashes.size(), options_);
   if (!geometry.ok()) return geometry.status();

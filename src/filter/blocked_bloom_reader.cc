@@ -2,7 +2,7 @@
 
 #include <cassert>
 
-#include "lsmbloom/blocked_bloom.h"
+#include "lsmbloom/filter/blocked_bloom.h"
 #include "src/filter/filter_format.h"
 #include "src/filter/simd_kernels.h"
 

@@ -1,8 +1,6 @@
-#include "lsmbloom/bloom_math.h"
+#include "lsmbloom/filter/bloom_math.h"
 
 #include <cmath>
-#include <map>
-#include <mutex>
 
 namespace lsmbloom {
 
@@ -92,29 +90,39 @@ double BlockedBloomFpr(double bits_per_key, int num_probes, int block_bits) {
   });
 }
 
+namespace {
+
+// kProbeThresholds[k - 1]: the bits/key from which k + 1 probes give a lower
+// BlockedBloomFpr than k (the model's crossings, found by bisection to the
+// last bit of a double; bloom_math_test checks every entry against the
+// model). The optimum rises one probe at a time, so the thresholds ascend.
+constexpr double kProbeThresholds[] = {
+    2.0819749013786271,  // 1 -> 2
+    3.5841956306281482,  // 2 -> 3
+    5.1036919039685795,  // 3 -> 4
+    6.6734140570221445,  // 4 -> 5
+    8.3170992033113329,  // 5 -> 6
+    10.05795167817803,  // 6 -> 7
+    11.920637620780543,  // 7 -> 8
+    13.932252855027915,  // 8 -> 9
+    16.123099440431055,  // 9 -> 10
+    18.527480722886128,  // 10 -> 11
+    21.18459674909808,  // 11 -> 12
+    24.139590876301412,  // 12 -> 13
+    27.444791722457214,  // 13 -> 14
+    31.161218459380805,  // 14 -> 15
+    35.360352250552658,  // 15 -> 16
+};
+static_assert(sizeof(kProbeThresholds) / sizeof(kProbeThresholds[0]) ==
+                  kMaxProbes - 1,
+              "one threshold between each two consecutive k");
+
+}  // namespace
+
 int OptimalBlockedProbes(double bits_per_key) {
-  // Builders ask this for every filter; the model behind it costs about
-  // 0.3 ms, more than building a small filter. Remember recent answers.
-  static std::mutex mu;
-  static std::map<double, int>* cache = new std::map<double, int>;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache->find(bits_per_key);
-    if (it != cache->end()) return it->second;
-  }
-  int best = 1;
-  double best_fpr = BlockedBloomFpr(bits_per_key, 1);
-  for (int k = 2; k <= kMaxProbes; ++k) {
-    const double fpr = BlockedBloomFpr(bits_per_key, k);
-    if (fpr < best_fpr) {
-      best = k;
-      best_fpr = fpr;
-    }
-  }
-  std::lock_guard<std::mutex> lock(mu);
-  if (cache->size() > 4096) cache->clear();
-  (*cache)[bits_per_key] = best;
-  return best;
+  int k = 1;
+  while (k < kMaxProbes && bits_per_key >= kProbeThresholds[k - 1]) ++k;
+  return k;
 }
 
 double BitsPerKeyForFpr(double target_fpr) {

@@ -13,23 +13,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "lsmbloom/bloom_math.h"
-#include "lsmbloom/filter_policy.h"
-#include "src/filter/checksum.h"
+#include "lsmbloom/filter/bloom_math.h"
+#include "lsmbloom/filter/filter_policy.h"
+#include "src/util/checksum.h"
+#include "src/util/coding.h"
 
 namespace lsmbloom {
 namespace {
 
 constexpr size_t kHeader = 32;
 constexpr char kMagic[4] = {'L', 'C', 'B', 'F'};
-
-uint64_t Get64(const char* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-
-void Put64(char* p, uint64_t v) { std::memcpy(p, &v, 8); }
 
 uint64_t Position(uint64_t hash, int probe, uint64_t num_bits) {
   const uint64_t stride = ((hash >> 32) | (hash << 32)) | 1;
@@ -60,8 +53,8 @@ class ClassicBuilder : public FilterBuilder {
     std::memcpy(&out[0], kMagic, 4);
     out[4] = 1;
     out[5] = static_cast<char>(k);
-    Put64(&out[8], num_bits);
-    Put64(&out[16], n);
+    internal::EncodeFixed64(&out[8], num_bits);
+    internal::EncodeFixed64(&out[16], n);
     char* bits = &out[kHeader];
     for (uint64_t h : hashes_) {
       for (int i = 0; i < k; ++i) {
@@ -69,7 +62,7 @@ class ClassicBuilder : public FilterBuilder {
         bits[p / 8] |= static_cast<char>(1 << (p % 8));
       }
     }
-    Put64(&out[24], internal::Checksum64(bits, out.size() - kHeader));
+    internal::EncodeFixed64(&out[24], internal::Checksum64(bits, out.size() - kHeader));
     hashes_.clear();
     return out;
   }
@@ -132,15 +125,15 @@ class ClassicPolicy : public FilterPolicy {
           "classic Bloom filter: unsupported version ", static_cast<int>(filter[4])));
     }
     const int k = static_cast<uint8_t>(filter[5]);
-    const uint64_t num_bits = Get64(filter.data() + 8);
-    const uint64_t num_keys = Get64(filter.data() + 16);
+    const uint64_t num_bits = internal::DecodeFixed64(filter.data() + 8);
+    const uint64_t num_keys = internal::DecodeFixed64(filter.data() + 16);
     if (k < 1 || k > 30 || filter[6] != 0 || filter[7] != 0 ||
         num_bits > (uint64_t{1} << 40) ||
         filter.size() - kHeader != (num_bits + 7) / 8 ||
         (num_bits == 0) != (num_keys == 0)) {
       return absl::DataLossError("classic Bloom filter: inconsistent header");
     }
-    if (Get64(filter.data() + 24) !=
+    if (internal::DecodeFixed64(filter.data() + 24) !=
         internal::Checksum64(filter.data() + kHeader, filter.size() - kHeader)) {
       return absl::DataLossError("classic Bloom filter: checksum mismatch");
     }

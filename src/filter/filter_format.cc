@@ -5,8 +5,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/blocked_bloom_layout.h"
-#include "src/filter/checksum.h"
+#include "lsmbloom/filter/blocked_bloom_layout.h"
+#include "src/util/checksum.h"
+#include "src/util/coding.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -28,16 +29,6 @@ constexpr size_t kBitsChecksumAt = 32;  // 8 bytes, XXH3-64 of the bits
 constexpr size_t kReservedAt = 40;      // 16 bytes, zero
 constexpr size_t kHeaderChecksumAt = 56;  // 8 bytes, XXH3-64 of bytes [0, 56)
 
-void PutFixed64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-
-uint64_t GetFixed64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
-  return v;
-}
-
 absl::Status Corrupt(const std::string& what) {
   return absl::DataLossError(absl::StrCat("blocked Bloom filter: ", what));
 }
@@ -52,11 +43,11 @@ void EncodeHeader(const FilterGeometry& geometry, const uint8_t* bits,
   header[kHashIdAt] = static_cast<uint8_t>(geometry.hash.id);
   header[kLog2BlockAt] = kLog2BlockBytes;
   header[kProbesAt] = static_cast<uint8_t>(geometry.num_probes);
-  PutFixed64(header + kSeedAt, geometry.hash.seed);
-  PutFixed64(header + kBlocksAt, geometry.num_blocks);
-  PutFixed64(header + kKeysAt, geometry.num_keys);
-  PutFixed64(header + kBitsChecksumAt, Checksum64(bits, geometry.bit_bytes()));
-  PutFixed64(header + kHeaderChecksumAt, XXH3_64bits(header, kHeaderChecksumAt));
+  EncodeFixed64(header + kSeedAt, geometry.hash.seed);
+  EncodeFixed64(header + kBlocksAt, geometry.num_blocks);
+  EncodeFixed64(header + kKeysAt, geometry.num_keys);
+  EncodeFixed64(header + kBitsChecksumAt, Checksum64(bits, geometry.bit_bytes()));
+  EncodeFixed64(header + kHeaderChecksumAt, XXH3_64bits(header, kHeaderChecksumAt));
 }
 
 absl::StatusOr<FilterGeometry> DecodeFilter(std::string_view filter,
@@ -69,7 +60,7 @@ absl::StatusOr<FilterGeometry> DecodeFilter(std::string_view filter,
   if (std::memcmp(h + kMagicAt, kFilterMagic, sizeof(kFilterMagic)) != 0) {
     return Corrupt("bad magic (not a blocked Bloom filter)");
   }
-  if (GetFixed64(h + kHeaderChecksumAt) != XXH3_64bits(h, kHeaderChecksumAt)) {
+  if (DecodeFixed64(h + kHeaderChecksumAt) != XXH3_64bits(h, kHeaderChecksumAt)) {
     return Corrupt("header checksum mismatch");
   }
   // From here the header is as written; what remains are values this build
@@ -93,10 +84,10 @@ absl::StatusOr<FilterGeometry> DecodeFilter(std::string_view filter,
   }
   FilterGeometry g;
   g.hash.id = HashId::kXxh3_64;
-  g.hash.seed = GetFixed64(h + kSeedAt);
+  g.hash.seed = DecodeFixed64(h + kSeedAt);
   g.num_probes = h[kProbesAt];
-  g.num_blocks = GetFixed64(h + kBlocksAt);
-  g.num_keys = GetFixed64(h + kKeysAt);
+  g.num_blocks = DecodeFixed64(h + kBlocksAt);
+  g.num_keys = DecodeFixed64(h + kKeysAt);
   if (g.num_probes < 1 || g.num_probes > 16) {
     return Corrupt(absl::StrCat("k = ", g.num_probes, " is outside [1, 16]"));
   }
@@ -114,7 +105,7 @@ absl::StatusOr<FilterGeometry> DecodeFilter(std::string_view filter,
                                 " bytes of bits, found ", body));
   }
   if (verify_bits_checksum &&
-      GetFixed64(h + kBitsChecksumAt) != Checksum64(h + kHeaderBytes, body)) {
+      DecodeFixed64(h + kBitsChecksumAt) != Checksum64(h + kHeaderBytes, body)) {
     return Corrupt("checksum mismatch in the filter bits");
   }
   return g;

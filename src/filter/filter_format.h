@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "lsmbloom/blocked_bloom.h"
+#include "lsmbloom/filter/blocked_bloom.h"
 
 namespace lsmbloom {
 namespace internal {

@@ -1,4 +1,4 @@
-#include "lsmbloom/filter_policy.h"
+#include "lsmbloom/filter/filter_policy.h"
 
 
 #include "absl/strings/str_format.h"

@@ -1,4 +1,4 @@
-#include "lsmbloom/internal/hash_buffer.h"
+#include "src/filter/hash_buffer.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,6 +1,6 @@
-#include "lsmbloom/key_hash.h"
+#include "lsmbloom/filter/key_hash.h"
 
-#include "lsmbloom/key_hash-inl.h"
+#include "lsmbloom/filter/key_hash-inl.h"
 
 namespace lsmbloom {
 

@@ -1,6 +1,6 @@
 #include "src/filter/reference_kernels.h"
 
-#include "lsmbloom/blocked_bloom_layout.h"
+#include "lsmbloom/filter/blocked_bloom_layout.h"
 
 namespace lsmbloom {
 namespace internal {

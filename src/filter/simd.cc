@@ -1,4 +1,4 @@
-#include "lsmbloom/simd.h"
+#include "lsmbloom/filter/simd.h"
 
 #include <cstdint>
 #include <cstdlib>

@@ -13,8 +13,8 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
-#include "lsmbloom/blocked_bloom-inl.h"
-#include "lsmbloom/blocked_bloom_layout.h"
+#include "lsmbloom/filter/blocked_bloom-inl.h"
+#include "lsmbloom/filter/blocked_bloom_layout.h"
 #include "src/filter/reference_kernels.h"
 #include "src/filter/simd_kernels.h"
 

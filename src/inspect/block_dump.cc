@@ -2,7 +2,7 @@
 // blocks one by one, the index and the meta-index.
 
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/inspect.h"
+#include "lsmbloom/inspect/inspect.h"
 #include "src/table/block.h"
 #include "src/table/format.h"
 #include "src/table/table_inspection.h"

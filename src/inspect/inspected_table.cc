@@ -5,9 +5,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/blocked_bloom_layout.h"
-#include "lsmbloom/inspect.h"
-#include "lsmbloom/key_hash.h"
+#include "lsmbloom/filter/blocked_bloom_layout.h"
+#include "lsmbloom/inspect/inspect.h"
+#include "lsmbloom/filter/key_hash.h"
 #include "src/table/block.h"
 #include "src/table/format.h"
 #include "src/table/table_inspection.h"

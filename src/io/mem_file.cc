@@ -1,4 +1,4 @@
-#include "lsmbloom/file.h"
+#include "lsmbloom/io/file.h"
 
 namespace lsmbloom {
 namespace {

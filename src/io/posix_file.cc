@@ -7,25 +7,15 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/file.h"
+#include "lsmbloom/io/file.h"
 
 namespace lsmbloom {
 namespace {
 
+// "context: strerror(error)", its code as absl maps errno values (ENOENT
+// NotFound, EACCES PermissionDenied, ENOSPC ResourceExhausted, ...).
 absl::Status PosixError(const std::string& context, int error) {
-  const std::string message = absl::StrCat(context, ": ", std::strerror(error));
-  switch (error) {
-    case ENOENT:
-      return absl::NotFoundError(message);
-    case EACCES:
-    case EPERM:
-      return absl::PermissionDeniedError(message);
-    case EISDIR:
-    case ENOTDIR:
-      return absl::InvalidArgumentError(message);
-    default:
-      return absl::InternalError(message);
-  }
+  return absl::ErrnoToStatus(error, context);
 }
 
 absl::Status SyncDirectoryOf(const std::string& path) {

@@ -1,11 +1,11 @@
-#include "lsmbloom/lookup.h"
+#include "lsmbloom/lookup/lookup.h"
 
 #include <algorithm>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/filter_policy.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/filter_policy.h"
 #include "src/lookup/version.h"
 #include "src/table/table_lookup.h"
 

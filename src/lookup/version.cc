@@ -1,8 +1,8 @@
 #include "src/lookup/version.h"
 
-#include "lsmbloom/filter_policy.h"
-#include "lsmbloom/key_hash.h"
-#include "src/table/coding.h"
+#include "lsmbloom/filter/filter_policy.h"
+#include "lsmbloom/filter/key_hash.h"
+#include "src/util/coding.h"
 #include "src/table/table_lookup.h"
 
 namespace lsmbloom {

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/lookup.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/lookup/lookup.h"
 
 namespace lsmbloom {
 namespace internal {

@@ -1,7 +1,7 @@
 #include "src/table/block.h"
 
 #include "absl/strings/str_cat.h"
-#include "src/table/coding.h"
+#include "src/util/coding.h"
 
 namespace lsmbloom {
 namespace internal {

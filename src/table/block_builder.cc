@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "src/table/coding.h"
+#include "src/util/coding.h"
 
 namespace lsmbloom {
 namespace internal {

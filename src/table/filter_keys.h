@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "lsmbloom/options.h"
+#include "lsmbloom/table/options.h"
 
 namespace lsmbloom {
 namespace internal {

@@ -9,8 +9,8 @@
 #include <atomic>
 
 #include "absl/strings/str_cat.h"
-#include "src/filter/checksum.h"
-#include "src/table/coding.h"
+#include "src/util/checksum.h"
+#include "src/util/coding.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>

@@ -13,9 +13,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "lsmbloom/file.h"
-#include "lsmbloom/options.h"
-#include "lsmbloom/table_builder.h"
+#include "lsmbloom/io/file.h"
+#include "lsmbloom/table/entry.h"
+#include "lsmbloom/table/options.h"
 
 namespace lsmbloom {
 namespace internal {

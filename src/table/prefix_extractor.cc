@@ -1,5 +1,5 @@
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/options.h"
+#include "lsmbloom/table/options.h"
 
 namespace lsmbloom {
 namespace {

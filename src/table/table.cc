@@ -1,4 +1,4 @@
-#include "lsmbloom/table.h"
+#include "lsmbloom/table/table.h"
 
 #include <algorithm>
 #include <atomic>
@@ -10,9 +10,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/table/block.h"
-#include "src/table/coding.h"
 #include "src/table/format.h"
 #include "src/table/table_rep.h"
+#include "src/util/coding.h"
 
 namespace lsmbloom {
 
@@ -176,7 +176,7 @@ void Table::Rep::LoadFilter(const std::string& policy_name, const BlockHandle& h
   }
   std::string_view bytes = contents->view();
   if (contents->is_owned || reinterpret_cast<uintptr_t>(bytes.data()) % 64 != 0) {
-    filter_copy = std::make_unique<internal::AlignedBytes>(bytes);
+    filter_copy = std::make_unique<internal::AlignedBuffer>(bytes);
     bytes = filter_copy->view();
   }
   absl::StatusOr<std::unique_ptr<FilterReader>> reader = policy->NewReader(bytes);

@@ -1,15 +1,16 @@
-#include "lsmbloom/table_builder.h"
+#include "lsmbloom/table/table_builder.h"
 
 #include <ctime>
 #include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/table_properties.h"
+#include "lsmbloom/table/table_properties.h"
 #include "src/table/block_builder.h"
-#include "src/table/coding.h"
+#include "src/util/coding.h"
 #include "src/table/filter_keys.h"
 #include "src/table/format.h"
+#include "src/util/coding.h"
 
 namespace lsmbloom {
 

@@ -11,8 +11,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "lsmbloom/file.h"
-#include "lsmbloom/table.h"
+#include "lsmbloom/io/file.h"
+#include "lsmbloom/table/table.h"
 #include "src/table/format.h"
 
 namespace lsmbloom {

@@ -13,8 +13,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "lsmbloom/key_hash.h"
-#include "lsmbloom/table.h"
+#include "lsmbloom/filter/key_hash.h"
+#include "lsmbloom/table/table.h"
 
 namespace lsmbloom {
 namespace internal {

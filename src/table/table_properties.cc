@@ -1,6 +1,6 @@
 // The one place that knows how each table property is stored.
 
-#include "lsmbloom/table_properties.h"
+#include "lsmbloom/table/table_properties.h"
 
 #include <limits>
 #include <optional>

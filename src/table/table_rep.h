@@ -16,28 +16,14 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "lsmbloom/table.h"
+#include "lsmbloom/table/table.h"
 #include "src/table/block.h"
 #include "src/table/format.h"
 #include "src/table/table_inspection.h"
+#include "src/util/aligned_buffer.h"
 
 namespace lsmbloom {
 namespace internal {
-
-// 64-byte aligned heap bytes for a filter, so its blocks are cache lines.
-struct AlignedBytes {
-  struct Free {
-    void operator()(char* p) const { std::free(p); }
-  };
-  std::unique_ptr<char, Free> data;
-  size_t size = 0;
-
-  explicit AlignedBytes(std::string_view bytes) : size(bytes.size()) {
-    data.reset(static_cast<char*>(std::aligned_alloc(64, (bytes.size() + 63) / 64 * 64 + 64)));
-    std::memcpy(data.get(), bytes.data(), bytes.size());
-  }
-  std::string_view view() const { return std::string_view(data.get(), size); }
-};
 
 // Filter outcomes and reads of one table; relaxed.
 struct TableCounters {
@@ -92,7 +78,7 @@ struct Table::Rep {
   TableProperties properties;
 
   absl::Status filter_status = absl::NotFoundError("table has no filter");
-  std::unique_ptr<internal::AlignedBytes> filter_copy;  // When the bytes had to move.
+  std::unique_ptr<internal::AlignedBuffer> filter_copy;  // When the bytes had to move.
   std::string_view filter_contents;  // What `filter` reads; set with it.
   std::unique_ptr<FilterReader> filter;
   bool whole_key_filter = false;

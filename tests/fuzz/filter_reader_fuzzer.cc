@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/filter_policy.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/filter_policy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/filter_policy.h"
-#include "lsmbloom/table_builder.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/filter_policy.h"
+#include "lsmbloom/table/table_builder.h"
 #include "tests/table_surgery.h"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "lsmbloom/blocked_bloom.h"
+#include "lsmbloom/filter/blocked_bloom.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 4) return 0;

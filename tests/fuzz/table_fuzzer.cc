@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "lsmbloom/table.h"
+#include "lsmbloom/table/table.h"
 #include "tests/table_surgery.h"
 
 // libFuzzer's own mutator; absent (null) when the corpus is only replayed.

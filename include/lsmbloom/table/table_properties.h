@@ -11,8 +11,8 @@
 //   absl::StatusOr<std::unique_ptr<Table>> t = Table::Open(...);
 //   uint64_t tombstones = (*t)->properties().num_deletions;
 
-#ifndef LSMBLOOM_TABLE_PROPERTIES_H_
-#define LSMBLOOM_TABLE_PROPERTIES_H_
+#ifndef LSMBLOOM_TABLE_TABLE_PROPERTIES_H_
+#define LSMBLOOM_TABLE_TABLE_PROPERTIES_H_
 
 #include <cstdint>
 #include <map>
@@ -20,7 +20,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "lsmbloom/options.h"
+#include "lsmbloom/table/options.h"
 
 namespace lsmbloom {
 
@@ -94,4 +94,4 @@ const char* CompressionName(Compression compression);
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_TABLE_PROPERTIES_H_
+#endif  // LSMBLOOM_TABLE_TABLE_PROPERTIES_H_

@@ -9,8 +9,8 @@
 // A lookup across many files hashes the key once with KeyHash() and passes the
 // hash to every filter that shares the same HashSpec.
 
-#ifndef LSMBLOOM_KEY_HASH_H_
-#define LSMBLOOM_KEY_HASH_H_
+#ifndef LSMBLOOM_FILTER_KEY_HASH_H_
+#define LSMBLOOM_FILTER_KEY_HASH_H_
 
 #include <cstdint>
 #include <string_view>
@@ -45,4 +45,4 @@ void KeyHashBatch(const std::string_view* keys, uint64_t* out, size_t n,
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_KEY_HASH_H_
+#endif  // LSMBLOOM_FILTER_KEY_HASH_H_

@@ -1,7 +1,7 @@
 // Options for writing and reading tables.
 
-#ifndef LSMBLOOM_OPTIONS_H_
-#define LSMBLOOM_OPTIONS_H_
+#ifndef LSMBLOOM_TABLE_OPTIONS_H_
+#define LSMBLOOM_TABLE_OPTIONS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "lsmbloom/filter_policy.h"
+#include "lsmbloom/filter/filter_policy.h"
 
 namespace lsmbloom {
 
@@ -72,4 +72,4 @@ struct TableReadOptions {
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_OPTIONS_H_
+#endif  // LSMBLOOM_TABLE_OPTIONS_H_

@@ -1,4 +1,4 @@
-#include "src/filter/checksum.h"
+#include "src/util/checksum.h"
 
 #if defined(__x86_64__)
 // Debian's libxxhash carries xxHash's x86 dispatcher, which picks SSE2,

@@ -6,13 +6,13 @@
 // function into a static inline one in the including file: include it before
 // any other inclusion of <xxhash.h> in that file, or not at all.
 
-#ifndef LSMBLOOM_KEY_HASH_INL_H_
-#define LSMBLOOM_KEY_HASH_INL_H_
+#ifndef LSMBLOOM_FILTER_KEY_HASH_INL_H_
+#define LSMBLOOM_FILTER_KEY_HASH_INL_H_
 
 #include <cstdint>
 #include <string_view>
 
-#include "lsmbloom/key_hash.h"
+#include "lsmbloom/filter/key_hash.h"
 
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
@@ -29,4 +29,4 @@ inline uint64_t KeyHashInline(std::string_view key, const HashSpec& spec = HashS
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_KEY_HASH_INL_H_
+#endif  // LSMBLOOM_FILTER_KEY_HASH_INL_H_

@@ -26,11 +26,12 @@
 //   auto reader = BlockedBloomReader::Open(*filter);
 //   if (reader.ok() && !reader->MayMatch("k")) { /* "k" is certainly absent */ }
 
-#ifndef LSMBLOOM_BLOCKED_BLOOM_H_
-#define LSMBLOOM_BLOCKED_BLOOM_H_
+#ifndef LSMBLOOM_FILTER_BLOCKED_BLOOM_H_
+#define LSMBLOOM_FILTER_BLOCKED_BLOOM_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,10 +39,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "lsmbloom/key_hash.h"
-#include "lsmbloom/internal/hash_buffer.h"
+#include "lsmbloom/filter/key_hash.h"
 
 namespace lsmbloom {
+namespace internal {
+class HashBuffer;  // The builder's store of hashes (src/filter/hash_buffer.h).
+}  // namespace internal
 
 struct BlockedBloomOptions {
   // Filter bits per distinct key, in [0.1, 1000]; fractional values such as
@@ -97,8 +100,10 @@ class BlockedBloomBuilder {
   static absl::StatusOr<BlockedBloomBuilder> Create(
       const BlockedBloomOptions& options = BlockedBloomOptions());
 
-  BlockedBloomBuilder(BlockedBloomBuilder&&) = default;
-  BlockedBloomBuilder& operator=(BlockedBloomBuilder&&) = default;
+  // A moved-from builder may only be destroyed or assigned to.
+  BlockedBloomBuilder(BlockedBloomBuilder&&) noexcept;
+  BlockedBloomBuilder& operator=(BlockedBloomBuilder&&) noexcept;
+  ~BlockedBloomBuilder();
 
   void AddKey(std::string_view key) { AddHash(KeyHash(key, options_.hash)); }
 
@@ -106,18 +111,20 @@ class BlockedBloomBuilder {
   void AddHash(uint64_t hash) {
     // Adjacent repeats (a key written at several sequence numbers) are
     // common in sorted tables; dropping them here saves buffer space.
-    if (hash != last_hash_ || !has_last_hash_) hashes_.Add(hash);
+    if (hash == last_hash_ && has_last_hash_) return;
     last_hash_ = hash;
     has_last_hash_ = true;
+    if (next_ == end_) Refill();
+    *next_++ = hash;
   }
 
   // Hashes buffered so far: the count the filter will be sized from.
-  size_t num_buffered() const { return hashes_.size(); }
+  size_t num_buffered() const;
   // The options in force: bits_per_key and num_probes resolved (a target
   // FPR turned into bits/key, k = 0 into the model's optimum).
   const BlockedBloomOptions& options() const { return options_; }
   // Bytes the builder holds now: about 8 per buffered hash.
-  size_t MemoryUsage() const { return hashes_.MemoryUsage(); }
+  size_t MemoryUsage() const;
 
   // Builds the filter of every key added since the last Finish, then resets.
   // The bytes depend on the multiset of hashes added (adjacent repeats
@@ -127,15 +134,24 @@ class BlockedBloomBuilder {
 
  private:
   explicit BlockedBloomBuilder(const BlockedBloomOptions& options);
+  // Hands the hashes written since the last call to hashes_ and takes new
+  // room from it.
+  void Refill();
 
   BlockedBloomOptions options_;
-  internal::HashBuffer hashes_;
+  std::unique_ptr<internal::HashBuffer> hashes_;
+  // The room hashes_ has lent: AddHash writes [leased_, next_) into
+  // [leased_, end_) itself, so it stays inline while this header shows
+  // nothing of the buffer.
+  uint64_t* next_ = nullptr;
+  uint64_t* end_ = nullptr;
+  uint64_t* leased_ = nullptr;
   uint64_t last_hash_ = 0;
   bool has_last_hash_ = false;
 };
 
 // What a probe needs, in one small value: for the inlined probes of
-// lsmbloom/blocked_bloom-inl.h and for lookup paths that keep many filters
+// lsmbloom/filter/blocked_bloom-inl.h and for lookup paths that keep many filters
 // side by side. Valid while the reader's bytes are.
 struct BlockedBloomView {
   const uint8_t* bits = nullptr;  // num_blocks * 64 bytes.
@@ -180,7 +196,7 @@ class BlockedBloomReader {
   void MayMatchBatch(absl::Span<const uint64_t> hashes,
                      absl::Span<bool> out) const;
 
-  // For probing without a call per key (lsmbloom/blocked_bloom-inl.h).
+  // For probing without a call per key (lsmbloom/filter/blocked_bloom-inl.h).
   BlockedBloomView view() const {
     return BlockedBloomView{bits_, geometry_.num_blocks, geometry_.num_probes};
   }
@@ -224,4 +240,4 @@ void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes,
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_BLOCKED_BLOOM_H_
+#endif  // LSMBLOOM_FILTER_BLOCKED_BLOOM_H_

@@ -1,10 +1,10 @@
-#include "lsmbloom/filter_budget.h"
+#include "lsmbloom/lookup/filter_budget.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/bloom_math.h"
+#include "lsmbloom/filter/bloom_math.h"
 
 namespace lsmbloom {
 namespace {

@@ -18,8 +18,8 @@
 // At 10 bits/key: mean fill 0.957% (k = 7), exact 0.966% (k = 6), standard
 // 0.819%.
 
-#ifndef LSMBLOOM_BLOOM_MATH_H_
-#define LSMBLOOM_BLOOM_MATH_H_
+#ifndef LSMBLOOM_FILTER_BLOOM_MATH_H_
+#define LSMBLOOM_FILTER_BLOOM_MATH_H_
 
 namespace lsmbloom {
 
@@ -38,7 +38,9 @@ double BlockedBloomFpr(double bits_per_key, int num_probes,
 double BlockedBloomFprMeanFill(double bits_per_key, int num_probes,
                                int block_bits = kBlockBits);
 
-// The k in [1, kMaxProbes] that minimises BlockedBloomFpr at `bits_per_key`.
+// The k in [1, kMaxProbes] that minimises BlockedBloomFpr at `bits_per_key`:
+// a pure function, read from a table of the model's crossings (k rises by
+// one at each, up to kMaxProbes from 35.4 bits/key on).
 int OptimalBlockedProbes(double bits_per_key);
 
 // The smallest bits/key (to 1/1000 bit) whose optimal blocked FPR is at most
@@ -50,4 +52,4 @@ double FprFromFill(double fill, int num_probes);
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_BLOOM_MATH_H_
+#endif  // LSMBLOOM_FILTER_BLOOM_MATH_H_

@@ -1,7 +1,4 @@
-// Implementation detail of BlockedBloomBuilder, visible only so that Add can
-// be inline. Not part of the API.
-//
-// The builder's store of key hashes, 8 bytes a key. Small sets stay in one
+// Internal to the filter layer: BlockedBloomBuilder's store of key hashes, 8 bytes a key. Small sets stay in one
 // flat array grown by realloc (large blocks move by remapping, not copying,
 // and the memory goes back to malloc in one piece, which reuses it for the
 // next filter without faulting pages in again). Past a size given by the
@@ -11,8 +8,8 @@
 // cache while it is set. One random write per key to a filter of hundreds of
 // MiB would miss the cache and the TLB on nearly every key.
 
-#ifndef LSMBLOOM_INTERNAL_HASH_BUFFER_H_
-#define LSMBLOOM_INTERNAL_HASH_BUFFER_H_
+#ifndef LSMBLOOM_SRC_FILTER_HASH_BUFFER_H_
+#define LSMBLOOM_SRC_FILTER_HASH_BUFFER_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -36,6 +33,17 @@ class HashBuffer {
     if (next_ == end_) MakeRoom();
     *next_++ = hash;
   }
+
+  // For a caller that writes hashes itself, as BlockedBloomBuilder's inline
+  // AddHash does: Lease gives the free room [*next, *end), making some if
+  // there is none; the caller writes hashes in order from *next and says
+  // where it stopped with Commit before it calls anything else here.
+  void Lease(uint64_t** next, uint64_t** end) {
+    if (next_ == end_) MakeRoom();
+    *next = next_;
+    *end = end_;
+  }
+  void Commit(uint64_t* next) { next_ = next; }
 
   size_t size() const { return moved_ + static_cast<size_t>(next_ - start_); }
 
@@ -73,4 +81,4 @@ class HashBuffer {
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_INTERNAL_HASH_BUFFER_H_
+#endif  // LSMBLOOM_SRC_FILTER_HASH_BUFFER_H_

@@ -37,15 +37,15 @@
 // bits/key values (about half a second); later calls take a few
 // milliseconds for 7 levels.
 
-#ifndef LSMBLOOM_FILTER_BUDGET_H_
-#define LSMBLOOM_FILTER_BUDGET_H_
+#ifndef LSMBLOOM_LOOKUP_FILTER_BUDGET_H_
+#define LSMBLOOM_LOOKUP_FILTER_BUDGET_H_
 
 #include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "lsmbloom/lookup.h"
+#include "lsmbloom/lookup/lookup.h"
 
 namespace lsmbloom {
 
@@ -120,4 +120,4 @@ std::vector<LevelFilterShape> FilterShapesOf(const LookupStats& stats);
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_FILTER_BUDGET_H_
+#endif  // LSMBLOOM_LOOKUP_FILTER_BUDGET_H_

@@ -5,8 +5,8 @@
 // (pread, or mmap) and in-memory files for tests; a store can pass its own,
 // for example one that injects faults.
 
-#ifndef LSMBLOOM_FILE_H_
-#define LSMBLOOM_FILE_H_
+#ifndef LSMBLOOM_IO_FILE_H_
+#define LSMBLOOM_IO_FILE_H_
 
 #include <cstdint>
 #include <memory>
@@ -65,4 +65,4 @@ std::unique_ptr<RandomAccessFile> NewMemRandomAccessFile(std::string contents);
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_FILE_H_
+#endif  // LSMBLOOM_IO_FILE_H_

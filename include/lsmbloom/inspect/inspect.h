@@ -11,8 +11,8 @@
 //   for (const DataBlockInfo& b : *DescribeDataBlocks(*t)) ...
 //   if (t->filter().blocked()) t->filter().BlockOfHash(hash);
 
-#ifndef LSMBLOOM_INSPECT_H_
-#define LSMBLOOM_INSPECT_H_
+#ifndef LSMBLOOM_INSPECT_INSPECT_H_
+#define LSMBLOOM_INSPECT_INSPECT_H_
 
 #include <cstdint>
 #include <functional>
@@ -25,12 +25,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/file.h"
-#include "lsmbloom/filter_policy.h"
-#include "lsmbloom/options.h"
-#include "lsmbloom/table.h"
-#include "lsmbloom/table_properties.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/io/file.h"
+#include "lsmbloom/filter/filter_policy.h"
+#include "lsmbloom/table/options.h"
+#include "lsmbloom/table/table.h"
+#include "lsmbloom/table/table_properties.h"
 
 namespace lsmbloom {
 
@@ -223,4 +223,4 @@ uint64_t StoredSizeWith(std::string_view raw, Compression compression);
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_INSPECT_H_
+#endif  // LSMBLOOM_INSPECT_INSPECT_H_

@@ -12,8 +12,8 @@
 // unblocked Bloom filter (the accuracy reference). A store may implement its
 // own policy; nothing in the library needs to change for that.
 
-#ifndef LSMBLOOM_FILTER_POLICY_H_
-#define LSMBLOOM_FILTER_POLICY_H_
+#ifndef LSMBLOOM_FILTER_FILTER_POLICY_H_
+#define LSMBLOOM_FILTER_FILTER_POLICY_H_
 
 #include <cstdint>
 #include <memory>
@@ -24,8 +24,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/key_hash.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/key_hash.h"
 
 namespace lsmbloom {
 
@@ -118,4 +118,4 @@ std::vector<std::shared_ptr<const FilterPolicy>> BuiltinFilterPolicies();
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_FILTER_POLICY_H_
+#endif  // LSMBLOOM_FILTER_FILTER_POLICY_H_

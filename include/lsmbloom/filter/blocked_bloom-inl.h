@@ -6,7 +6,7 @@
 // a caller with its own per-target loop can include this header inside its
 // HWY_NAMESPACE and probe without any call:
 //
-//   #include "lsmbloom/blocked_bloom-inl.h"   // after hwy/highway.h
+//   #include "lsmbloom/filter/blocked_bloom-inl.h"   // after hwy/highway.h
 //   HWY_BEFORE_NAMESPACE();
 //   namespace my_project { namespace HWY_NAMESPACE {
 //   size_t CountMaybe(const lsmbloom::BlockedBloomView& f, const uint64_t* h,
@@ -27,14 +27,14 @@
 #include <cstdint>
 #include <cstring>
 
-#include "lsmbloom/blocked_bloom.h"
-#include "lsmbloom/blocked_bloom_layout.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/blocked_bloom_layout.h"
 
-#if defined(LSMBLOOM_BLOCKED_BLOOM_INL_H_) == defined(HWY_TARGET_TOGGLE)
-#ifdef LSMBLOOM_BLOCKED_BLOOM_INL_H_
-#undef LSMBLOOM_BLOCKED_BLOOM_INL_H_
+#if defined(LSMBLOOM_FILTER_BLOCKED_BLOOM_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef LSMBLOOM_FILTER_BLOCKED_BLOOM_INL_H_
+#undef LSMBLOOM_FILTER_BLOCKED_BLOOM_INL_H_
 #else
-#define LSMBLOOM_BLOCKED_BLOOM_INL_H_
+#define LSMBLOOM_FILTER_BLOCKED_BLOOM_INL_H_
 #endif
 
 #include "hwy/highway.h"
@@ -225,4 +225,4 @@ HWY_INLINE bool MayMatchHash(const BlockedBloomView& filter, uint64_t hash) {
 }  // namespace lsmbloom
 HWY_AFTER_NAMESPACE();
 
-#endif  // LSMBLOOM_BLOCKED_BLOOM_INL_H_
+#endif  // LSMBLOOM_FILTER_BLOCKED_BLOOM_INL_H_

@@ -14,8 +14,8 @@
 // position remixes the whole low half with its own odd multiplier, so there is
 // no stride that can be zero (the flaw of h += delta double hashing).
 
-#ifndef LSMBLOOM_BLOCKED_BLOOM_LAYOUT_H_
-#define LSMBLOOM_BLOCKED_BLOOM_LAYOUT_H_
+#ifndef LSMBLOOM_FILTER_BLOCKED_BLOOM_LAYOUT_H_
+#define LSMBLOOM_FILTER_BLOCKED_BLOOM_LAYOUT_H_
 
 #include <cstdint>
 #include <cstring>
@@ -63,4 +63,4 @@ inline void SetBlockBit(uint8_t* block, uint32_t bit) {
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_BLOCKED_BLOOM_LAYOUT_H_
+#endif  // LSMBLOOM_FILTER_BLOCKED_BLOOM_LAYOUT_H_

@@ -1,8 +1,10 @@
-// Little-endian fixed-width integers and varints, with bounds-checked
-// decoding: every Get* fails (returns false) rather than read past `input`.
+// The integer encodings of every stored byte (docs/FORMAT.md): little-endian
+// fixed-width integers and LEB128 varints, with bounds-checked decoding:
+// every Get* fails (returns false) rather than read past `input`. Shared by
+// the table and the filter formats.
 
-#ifndef LSMBLOOM_SRC_TABLE_CODING_H_
-#define LSMBLOOM_SRC_TABLE_CODING_H_
+#ifndef LSMBLOOM_SRC_UTIL_CODING_H_
+#define LSMBLOOM_SRC_UTIL_CODING_H_
 
 #include <cstdint>
 #include <cstring>
@@ -12,28 +14,42 @@
 namespace lsmbloom {
 namespace internal {
 
+// Writes v to dst[0, 4) / dst[0, 8), least significant byte first,
+// whatever the host's byte order.
+inline void EncodeFixed32(void* dst, uint32_t v) {
+  auto* p = static_cast<unsigned char*>(dst);
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+
+inline void EncodeFixed64(void* dst, uint64_t v) {
+  auto* p = static_cast<unsigned char*>(dst);
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+
+inline uint32_t DecodeFixed32(const void* src) {
+  const auto* p = static_cast<const unsigned char*>(src);
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(p[i]) << (8 * i);
+  return v;
+}
+
+inline uint64_t DecodeFixed64(const void* src) {
+  const auto* p = static_cast<const unsigned char*>(src);
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+
 inline void PutFixed32(std::string* dst, uint32_t v) {
   char buf[4];
-  for (int i = 0; i < 4; ++i) buf[i] = static_cast<char>(v >> (8 * i));
+  EncodeFixed32(buf, v);
   dst->append(buf, 4);
 }
 
 inline void PutFixed64(std::string* dst, uint64_t v) {
   char buf[8];
-  for (int i = 0; i < 8; ++i) buf[i] = static_cast<char>(v >> (8 * i));
+  EncodeFixed64(buf, v);
   dst->append(buf, 8);
-}
-
-inline uint32_t DecodeFixed32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(static_cast<uint8_t>(p[i])) << (8 * i);
-  return v;
-}
-
-inline uint64_t DecodeFixed64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(p[i])) << (8 * i);
-  return v;
 }
 
 // Bytes [from, from + 8) of `s` as a big-endian number, zero-padded. Among
@@ -97,4 +113,4 @@ inline bool GetLengthPrefixed(std::string_view* input, std::string_view* result)
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_SRC_TABLE_CODING_H_
+#endif  // LSMBLOOM_SRC_UTIL_CODING_H_

@@ -7,8 +7,8 @@
 // SSE2 code a portable build inlines. Short inputs (keys, headers) gain
 // nothing from it; KeyHash() stays inline for them.
 
-#ifndef LSMBLOOM_SRC_FILTER_CHECKSUM_H_
-#define LSMBLOOM_SRC_FILTER_CHECKSUM_H_
+#ifndef LSMBLOOM_SRC_UTIL_CHECKSUM_H_
+#define LSMBLOOM_SRC_UTIL_CHECKSUM_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -22,4 +22,4 @@ uint64_t Checksum64(const void* data, size_t size, uint64_t seed = 0);
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_SRC_FILTER_CHECKSUM_H_
+#endif  // LSMBLOOM_SRC_UTIL_CHECKSUM_H_

@@ -13,8 +13,8 @@
 // one consistent version, and a table removed from the set is freed when
 // the last lookup using it finishes. All methods are thread-safe.
 
-#ifndef LSMBLOOM_LOOKUP_H_
-#define LSMBLOOM_LOOKUP_H_
+#ifndef LSMBLOOM_LOOKUP_LOOKUP_H_
+#define LSMBLOOM_LOOKUP_LOOKUP_H_
 
 #include <algorithm>
 #include <array>
@@ -29,7 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "lsmbloom/table.h"
+#include "lsmbloom/table/table.h"
 
 namespace lsmbloom {
 
@@ -194,4 +194,4 @@ class TableSet {
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_LOOKUP_H_
+#endif  // LSMBLOOM_LOOKUP_LOOKUP_H_

@@ -9,8 +9,8 @@
 // and batch kernels when it opens. Not thread-safe against concurrent
 // filter use.
 
-#ifndef LSMBLOOM_SIMD_H_
-#define LSMBLOOM_SIMD_H_
+#ifndef LSMBLOOM_FILTER_SIMD_H_
+#define LSMBLOOM_FILTER_SIMD_H_
 
 #include <string>
 #include <string_view>
@@ -36,4 +36,4 @@ std::string ActiveSimdTarget();
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_SIMD_H_
+#endif  // LSMBLOOM_FILTER_SIMD_H_

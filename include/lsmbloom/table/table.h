@@ -16,8 +16,8 @@
 // across the tables of an LSM tree go through TableSet (lsmbloom/lookup.h);
 // looking inside a table file, through lsmbloom/inspect.h.
 
-#ifndef LSMBLOOM_TABLE_H_
-#define LSMBLOOM_TABLE_H_
+#ifndef LSMBLOOM_TABLE_TABLE_H_
+#define LSMBLOOM_TABLE_TABLE_H_
 
 #include <cstdint>
 #include <memory>
@@ -26,10 +26,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "lsmbloom/file.h"
-#include "lsmbloom/options.h"
-#include "lsmbloom/table_builder.h"
-#include "lsmbloom/table_properties.h"
+#include "absl/types/span.h"
+#include "lsmbloom/io/file.h"
+#include "lsmbloom/table/entry.h"
+#include "lsmbloom/table/options.h"
+#include "lsmbloom/table/table_properties.h"
 
 namespace lsmbloom {
 
@@ -138,4 +139,4 @@ class Table {
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_TABLE_H_
+#endif  // LSMBLOOM_TABLE_TABLE_H_

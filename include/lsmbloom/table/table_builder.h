@@ -15,23 +15,19 @@
 // not complete (no footer; with NewPosixWritableFile not even at its final
 // name), so no reader accepts a half-written table. Not thread-safe.
 
-#ifndef LSMBLOOM_TABLE_BUILDER_H_
-#define LSMBLOOM_TABLE_BUILDER_H_
+#ifndef LSMBLOOM_TABLE_TABLE_BUILDER_H_
+#define LSMBLOOM_TABLE_TABLE_BUILDER_H_
 
 #include <cstdint>
 #include <memory>
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "lsmbloom/file.h"
-#include "lsmbloom/options.h"
+#include "lsmbloom/io/file.h"
+#include "lsmbloom/table/entry.h"
+#include "lsmbloom/table/options.h"
 
 namespace lsmbloom {
-
-enum class EntryType : uint8_t { kDeletion = 0, kValue = 1 };
-
-// Sequence numbers are 56 bits.
-inline constexpr uint64_t kMaxSequenceNumber = (uint64_t{1} << 56) - 1;
 
 class TableBuilder {
  public:
@@ -65,4 +61,4 @@ class TableBuilder {
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_TABLE_BUILDER_H_
+#endif  // LSMBLOOM_TABLE_TABLE_BUILDER_H_

@@ -55,8 +55,28 @@ expect 0 "value000000249999" -- --dir="$dir" get key000000249999
 expect 1 "" -- --dir="$dir" get key000000250000
 expect 0 "-1" -- --dir="$dir" get dash
 "$kv" --dir="$dir" stats >"$TEST_TMPDIR/stats" || fail "stats exited with $?"
-for word in "observed FPR" "predicted FPR" "filter KiB" "^L0 " "^total "; do
+for word in "observed FPR" "predicted FPR" "filter KiB" "^L1 " "^total "; do
   grep -q "$word" "$TEST_TMPDIR/stats" || fail "stats lacks '$word': $(cat "$TEST_TMPDIR/stats")"
+done
+
+expect 0 "$(printf 'key000000000010\tvalue000000000010\nkey000000000011\tvalue000000000011')" \
+  -- --dir="$dir" scan --from=key000000000010 --to=key000000000012
+expect 0 "$(printf 'key000000249999\tvalue000000249999')" -- --dir="$dir" scan --from=key000000249999 --limit=5
+expect 0 "" -- --dir="$dir" delete key000000000011
+expect 0 "$(printf 'key000000000010\tvalue000000000010\nkey000000000012\tvalue000000000012')" \
+  -- --dir="$dir" scan --from=key000000000010 --limit=2
+expect 0 "" -- --dir="$dir" compact
+grep -q "compact: files: L[1-6] [0-9]*$" "$TEST_TMPDIR/stderr" ||
+  fail "compact did not leave one level: $(cat "$TEST_TMPDIR/stderr")"
+expect 0 "value000000249999" -- --dir="$dir" get key000000249999
+expect 1 "" -- --dir="$dir" get key000000000011
+expect_error "--level must be" -- --dir="$dir" compact --level=9
+
+for help in --help -h help; do
+  "$kv" $help >"$TEST_TMPDIR/help" 2>&1 || fail "kvstore $help exited with $?"
+  for word in "put KEY VALUE" "scan" "compact" "1 key not found" "--memtable_bytes"; do
+    grep -q -- "$word" "$TEST_TMPDIR/help" || fail "kvstore $help lacks '$word'"
+  done
 done
 
 expect_error "no command given" -- --dir="$dir"

@@ -19,14 +19,16 @@ using lsmbloom::TableFile;
 
 namespace {
 
-// What a memtable entry costs beyond its key and value (map node, header).
-constexpr size_t kMemEntryOverhead = 64;
-
 absl::Status ClosedError() { return absl::FailedPreconditionError("store is closed"); }
 
 absl::Status ValidateOptions(const StoreOptions& o) {
-  if (o.memtable_max_entries == 0 || o.memtable_max_bytes == 0) {
-    return absl::InvalidArgumentError("memtable limits must be positive");
+  if (o.memtable_max_bytes == 0) {
+    return absl::InvalidArgumentError("memtable_max_bytes must be positive");
+  }
+  for (double bits : o.level_bits_per_key) {
+    if (!(bits >= 0 && bits <= 100)) {
+      return absl::InvalidArgumentError("level_bits_per_key entries must be in [0, 100]");
+    }
   }
   if (o.l0_compaction_trigger < 1) {
     return absl::InvalidArgumentError("l0_compaction_trigger must be at least 1");
@@ -203,31 +205,16 @@ absl::Status Store::Write(std::string_view key, EntryType type, std::string_view
   if (last_sequence_ >= lsmbloom::kMaxSequenceNumber) {
     return absl::ResourceExhaustedError("sequence numbers exhausted");
   }
-  auto it = mem_.find(key);
-  if (it == mem_.end()) {
-    it = mem_.emplace(std::string(key), MemEntry()).first;
-    mem_bytes_ += key.size() + kMemEntryOverhead;
-  } else {
-    mem_bytes_ -= it->second.value.size();
-  }
-  MemEntry& e = it->second;
-  e.sequence = ++last_sequence_;
-  e.type = type;
-  e.value.assign(value.data(), value.size());
-  mem_bytes_ += value.size();
-  if (mem_.size() >= options_.memtable_max_entries ||
-      mem_bytes_ >= options_.memtable_max_bytes) {
-    return Flush();
-  }
+  mem_.Add(key, ++last_sequence_, type, value);
+  if (mem_.ApproximateBytes() >= options_.memtable_max_bytes) return Flush();
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::optional<std::string>> Store::Get(std::string_view key) const {
   if (lock_ == nullptr) return ClosedError();
-  auto it = mem_.find(key);
-  if (it != mem_.end()) {
-    if (it->second.type == EntryType::kDeletion) return std::optional<std::string>();
-    return std::optional<std::string>(it->second.value);
+  if (const MemTable::Entry* e = mem_.Find(key)) {
+    if (e->type == EntryType::kDeletion) return std::optional<std::string>();
+    return std::optional<std::string>(e->value);
   }
   absl::StatusOr<lsmbloom::LookupResult> result = tables_.Get(key);
   if (!result.ok()) return result.status();
@@ -245,7 +232,7 @@ absl::Status Store::Flush() {
   shapes[0].checks += 1;
   absl::StatusOr<NewTable> table = StartTable(OptionsForLevel(0, shapes));
   if (!table.ok()) return table.status();
-  for (const auto& [key, e] : mem_) {
+  for (const auto& [key, e] : mem_.entries()) {
     // Tombstones too: they must shadow older values in deeper tables.
     absl::Status s = table->builder->Add(key, e.sequence, e.type, e.value);
     if (!s.ok()) return s;  // The unfinished file removes itself.
@@ -254,9 +241,62 @@ absl::Status Store::Flush() {
   if (!file.ok()) return file.status();
   absl::Status s = Install({}, {*file});
   if (!s.ok()) return s;  // The memtable stays; the file is a leftover.
-  mem_.clear();
-  mem_bytes_ = 0;
+  mem_.Clear();
   return MaybeCompact();
+}
+
+absl::Status Store::Scan(
+    const ScanRange& range,
+    const std::function<bool(std::string_view, std::string_view)>& visit) const {
+  if (lock_ == nullptr) return ClosedError();
+  std::vector<std::unique_ptr<lsmbloom::TableIterator>> children;
+  children.push_back(mem_.NewIterator());
+  for (const auto& level : tables_.files()) {
+    for (const TableFile& f : level) {
+      // Files wholly outside the range add nothing but a seek.
+      if (f.table->largest_user_key() < range.from) continue;
+      if (!range.to.empty() && f.table->smallest_user_key() >= range.to) continue;
+      children.push_back(f.table->NewIterator());
+    }
+  }
+  MergingIterator merged(std::move(children));
+  size_t visited = 0;
+  std::string last_key;
+  bool have_last_key = false;
+  for (merged.Seek(range.from); merged.Valid(); merged.Next()) {
+    const lsmbloom::TableEntry e = merged.entry();
+    if (!range.to.empty() && e.user_key >= range.to) break;
+    // A key's entries come newest first: the first one decides.
+    if (have_last_key && e.user_key == last_key) continue;
+    last_key.assign(e.user_key.data(), e.user_key.size());
+    have_last_key = true;
+    if (e.type == EntryType::kDeletion) continue;
+    if (!visit(e.user_key, e.value)) break;
+    if (range.limit != 0 && ++visited >= range.limit) break;
+  }
+  return merged.status();
+}
+
+absl::Status Store::CompactAll() {
+  absl::Status s = Flush();
+  if (!s.ok()) return s;
+  // Each pass moves everything above `deepest` one level down; compactions
+  // that make due in between may change which levels hold what, so look
+  // again each time.
+  for (;;) {
+    const Levels levels = tables_.files();
+    int deepest = -1, shallowest = -1;
+    for (int level = 0; level < kNumLevels; ++level) {
+      if (levels[level].empty()) continue;
+      if (shallowest < 0) shallowest = level;
+      deepest = level;
+    }
+    if (shallowest < 0) return absl::OkStatus();
+    // One level left is done, unless it is level 0, whose files overlap.
+    if (shallowest == deepest && deepest != 0) return absl::OkStatus();
+    s = Compact(shallowest, levels[shallowest], /*allow_move=*/false);
+    if (!s.ok()) return s;
+  }
 }
 
 absl::Status Store::CompactLevel(int level) {
@@ -410,7 +450,15 @@ absl::Status Store::Compact(int level, std::vector<TableFile> inputs, bool allow
 lsmbloom::TableOptions Store::OptionsForLevel(
     int level, const std::vector<lsmbloom::LevelFilterShape>& shapes) const {
   lsmbloom::TableOptions options = options_.table_options;
-  if (options_.filter_budget_bits_per_key <= 0) return options;
+  if (options_.filter_budget_bits_per_key <= 0) {
+    const std::vector<double>& bits = options_.level_bits_per_key;
+    if (bits.empty()) return options;
+    lsmbloom::BlockedBloomOptions filter;
+    filter.bits_per_key = bits[std::min<size_t>(level, bits.size() - 1)];
+    options.filter_policy =
+        filter.bits_per_key > 0 ? lsmbloom::NewBlockedBloomPolicy(filter) : nullptr;
+    return options;
+  }
   absl::StatusOr<lsmbloom::FilterAllocation> split =
       lsmbloom::AllocateFilterBitsPerKey(shapes, options_.filter_budget_bits_per_key);
   // No error is possible for a level that is about to hold entries; should

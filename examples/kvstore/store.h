@@ -12,8 +12,7 @@
 // that lists the live ones, and a LOCK file that keeps a second Store, in
 // this process or another, from opening it at the same time.
 //
-// There is no write-ahead log: writes made since the last flush are lost
-// unless Close() is called. Not thread-safe.
+// Not thread-safe.
 
 #ifndef KVSTORE_STORE_H_
 #define KVSTORE_STORE_H_
@@ -22,7 +21,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,15 +34,16 @@
 #include "lsmbloom/lookup.h"
 #include "lsmbloom/options.h"
 #include "lsmbloom/table_builder.h"
+#include "memtable.h"
 
 namespace kvstore {
 
 struct StoreOptions {
   // Create the directory (not its parents) and an empty store if missing.
   bool create_if_missing = true;
-  // Flush once the memtable holds this many keys, or about this many bytes.
-  size_t memtable_max_entries = 100000;
-  size_t memtable_max_bytes = 64 << 20;
+  // Flush once the memtable holds about this many bytes (keys, values and
+  // a per-entry overhead; MemTable::ApproximateBytes).
+  size_t memtable_max_bytes = 4 << 20;
   // Merge level 0 into level 1 once it has this many files.
   int l0_compaction_trigger = 4;
   // Compaction starts a new output file after about this many bytes.
@@ -64,6 +63,11 @@ struct StoreOptions {
   // table_options.filter_policy is used only to read. 0 (the default): every
   // table gets table_options.filter_policy.
   double filter_budget_bits_per_key = 0;
+  // Fixed filter bits/key per level: entry i for the tables of level i, the
+  // last entry for all deeper levels; 0 writes no filter there. Empty (the
+  // default): table_options.filter_policy everywhere. Ignored when
+  // filter_budget_bits_per_key is set.
+  std::vector<double> level_bits_per_key;
   // How lookups use the filters.
   lsmbloom::LookupOptions lookup_options;
   // Read table files through mmap rather than pread.
@@ -96,6 +100,23 @@ class Store {
   // the compactions that makes due.
   absl::Status Flush();
 
+  // Calls visit(key, value) for the live keys in [from, to) in ascending
+  // order, with each key's newest value; deleted keys are skipped. An empty
+  // `to` means no upper bound. Stops after `limit` keys (0: no limit) or
+  // when visit returns false. An error if a table could not be read.
+  struct ScanRange {
+    std::string from;
+    std::string to;
+    size_t limit = 0;
+  };
+  absl::Status Scan(const ScanRange& range,
+                    const std::function<bool(std::string_view key,
+                                             std::string_view value)>& visit) const;
+
+  // Flushes, then merges every level down into the deepest non-empty one
+  // (level 1 at least), which then holds each key once.
+  absl::Status CompactAll();
+
   // Merges all of `level` and the overlapping files of level + 1 into
   // level + 1 now, whatever the triggers say. REQUIRES: 0 <= level <
   // lsmbloom::kNumLevels - 1.
@@ -111,14 +132,10 @@ class Store {
   void ResetLookupStats() { tables_.ResetStats(); }
   uint64_t last_sequence() const { return last_sequence_; }
   size_t memtable_entries() const { return mem_.size(); }
+  size_t memtable_bytes() const { return mem_.ApproximateBytes(); }
   const std::string& dir() const { return dir_; }
 
  private:
-  struct MemEntry {
-    uint64_t sequence = 0;
-    lsmbloom::EntryType type = lsmbloom::EntryType::kValue;
-    std::string value;
-  };
   // A table file being written; it appears under its name only once
   // finished.
   struct NewTable {
@@ -166,8 +183,7 @@ class Store {
   const StoreOptions options_;
   std::unique_ptr<FileLock> lock_;  // Null once closed.
   lsmbloom::TableSet tables_;
-  std::map<std::string, MemEntry, std::less<>> mem_;
-  size_t mem_bytes_ = 0;
+  MemTable mem_;
   uint64_t last_sequence_ = 0;
   uint64_t next_file_number_ = 1;
   // Per level, the largest key of the file last pushed down from it, so

@@ -41,7 +41,7 @@ class StoreTest : public ::testing::Test {
   // Small everything, so a few thousand writes reach several levels.
   static StoreOptions SmallOptions() {
     StoreOptions options;
-    options.memtable_max_entries = 250;
+    options.memtable_max_bytes = 250 * 103;  // 250 entries of k%05d and "v".
     options.target_file_size = 8 << 10;
     options.level1_max_bytes = 24 << 10;
     options.level_size_multiplier = 3;
@@ -52,7 +52,7 @@ class StoreTest : public ::testing::Test {
   // Nothing happens unless the test asks for it.
   static StoreOptions ManualOptions() {
     StoreOptions options;
-    options.memtable_max_entries = 1 << 20;
+    options.memtable_max_bytes = size_t{1} << 30;
     options.l0_compaction_trigger = 1000;
     options.level1_max_bytes = uint64_t{1} << 40;
     return options;
@@ -387,7 +387,7 @@ TEST_F(StoreTest, BinaryKeysSortAsTheTablesDo) {
 
 TEST_F(StoreTest, FiltersRuleOutAbsentKeys) {
   StoreOptions options = SmallOptions();
-  options.memtable_max_entries = 2000;
+  options.memtable_max_bytes = 2000 * 100;
   std::unique_ptr<Store> store = OpenStore(options);
   ASSERT_NE(store, nullptr);
   for (int i = 0; i < 20000; ++i) ASSERT_TRUE(store->Put(Key(i), "v").ok());
@@ -442,7 +442,7 @@ TEST_F(StoreTest, FilterBudgetGivesSmallLevelsMoreBitsAndKeepsEveryAnswer) {
   // Files of a few thousand entries: in smaller ones the rounding of each
   // filter to whole 64-byte blocks outweighs the split.
   StoreOptions options = SmallOptions();
-  options.memtable_max_entries = 2000;
+  options.memtable_max_bytes = 2000 * 100;
   options.target_file_size = 48 << 10;
   options.level1_max_bytes = 128 << 10;
   options.level_size_multiplier = 4;

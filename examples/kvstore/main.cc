@@ -49,6 +49,13 @@ ABSL_FLAG(std::vector<std::string>, bits_per_key, {},
           "writes no filter. Default: 10 everywhere. Ignored when "
           "--filter_budget_bits_per_key is set.");
 
+ABSL_FLAG(std::string, sync, "interval:100",
+          "When the write-ahead log is synced to disk: 'always' (before each "
+          "write is acknowledged), 'interval:MS' (by a background thread at "
+          "most MS milliseconds after a write) or 'never' (left to the OS). A "
+          "killed process loses no acknowledged write under any of them; a "
+          "power failure loses what was not synced.");
+
 ABSL_FLAG(std::string, from, "", "scan: the first key (inclusive); default: the start.");
 ABSL_FLAG(std::string, to, "", "scan: the key to stop before (exclusive); default: the end.");
 ABSL_FLAG(size_t, limit, 0, "scan: print at most this many keys; 0: all.");
@@ -243,6 +250,9 @@ absl::StatusOr<StoreOptions> OptionsFromFlags() {
   StoreOptions options;
   options.memtable_max_bytes = absl::GetFlag(FLAGS_memtable_bytes);
   options.filter_budget_bits_per_key = absl::GetFlag(FLAGS_filter_budget_bits_per_key);
+  absl::StatusOr<WalSync> sync = ParseWalSync(absl::GetFlag(FLAGS_sync));
+  if (!sync.ok()) return sync.status();
+  options.wal_sync = *sync;
   for (const std::string& word : absl::GetFlag(FLAGS_bits_per_key)) {
     double bits = 0;
     if (!absl::SimpleAtod(word, &bits)) {
@@ -290,6 +300,9 @@ int Run(const std::vector<std::string>& words) {
   options->create_if_missing = command->writes;
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(dir, *options);
   if (!store.ok()) return Fail(store.status());
+  for (const std::string& note : (*store)->recovery_notes()) {
+    std::fprintf(stderr, "kvstore: recovery: %s\n", note.c_str());
+  }
   const int code = command->run(**store, args);
   absl::Status s = (*store)->Close();  // Flushes: the next invocation sees it all.
   if (!s.ok()) return Fail(s);

@@ -31,6 +31,7 @@ class ScanTest : public ::testing::Test {
 
   static StoreOptions SmallOptions() {
     StoreOptions options;
+    options.wal_sync.mode = WalSync::Mode::kNever;  // Thousands of writes.
     options.memtable_max_bytes = 16 << 10;
     options.target_file_size = 8 << 10;
     options.level1_max_bytes = 24 << 10;

@@ -1,16 +1,22 @@
 // A small LSM key-value store on lsmbloom's public API.
 //
-// Writes go to a memtable (the newest entry of each key) under increasing
-// sequence numbers. Flush() writes the memtable out as a level-0 table
-// file. When level 0 holds l0_compaction_trigger files, they are merged
+// Writes are appended to a write-ahead log (wal.h), synced as
+// StoreOptions::wal_sync says, then applied to a memtable (the newest entry
+// of each key) under increasing sequence numbers. Flush() writes the
+// memtable out as a level-0 table file and starts a new log; the old one is
+// deleted once the MANIFEST lists the table. When level 0 holds l0_compaction_trigger files, they are merged
 // with the overlapping level-1 files into new level-1 files; a level >= 1
 // over its size budget pushes one file down a level the same way. Get()
 // asks the memtable, then an lsmbloom::TableSet, whose filters spare reads
 // of tables that do not have the key.
 //
-// The directory holds NNNNNN.sst table files, the MANIFEST (manifest.h)
-// that lists the live ones, and a LOCK file that keeps a second Store, in
-// this process or another, from opening it at the same time.
+// The directory holds NNNNNN.sst table files, NNNNNN.log write-ahead
+// logs, the MANIFEST (manifest.h) that lists the live tables and the first
+// log to replay, and a LOCK file that keeps a second Store, in this process
+// or another, from opening it at the same time (filenames.h). Open()
+// replays the logs into the memtable; a torn record at the end of a log
+// (a crash mid-write) ends the replay there and is reported in
+// recovery_notes(), while damage followed by intact records fails Open().
 //
 // Not thread-safe.
 
@@ -35,6 +41,8 @@
 #include "lsmbloom/options.h"
 #include "lsmbloom/table_builder.h"
 #include "memtable.h"
+#include "wal.h"
+#include "write_batch.h"
 
 namespace kvstore {
 
@@ -68,6 +76,9 @@ struct StoreOptions {
   // default): table_options.filter_policy everywhere. Ignored when
   // filter_budget_bits_per_key is set.
   std::vector<double> level_bits_per_key;
+  // When the write-ahead log is synced: before each write returns (the
+  // default), every so often, or never (wal.h).
+  WalSync wal_sync;
   // How lookups use the filters.
   lsmbloom::LookupOptions lookup_options;
   // Read table files through mmap rather than pread.
@@ -87,10 +98,15 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  // An error from the flush a write may trigger leaves the write in the
-  // memtable.
+  // A write is in the log, and so survives the process, once these return
+  // OK; durable against power loss as wal_sync says. An error from the
+  // flush a write may trigger leaves the write in the memtable and the log.
+  // After a failed log write, every later write fails: reopen the store.
   absl::Status Put(std::string_view key, std::string_view value);
   absl::Status Delete(std::string_view key);
+  // Applies all of `batch` or, after a crash, none of it. Sets its
+  // sequence number.
+  absl::Status Write(WriteBatch& batch);
 
   // The value of `key`, or nullopt if it has none (never written, or
   // deleted). An error only if a table could not be read.
@@ -134,6 +150,8 @@ class Store {
   size_t memtable_entries() const { return mem_.size(); }
   size_t memtable_bytes() const { return mem_.ApproximateBytes(); }
   const std::string& dir() const { return dir_; }
+  // What Open() replayed from each log, and any torn tail it dropped.
+  const std::vector<std::string>& recovery_notes() const { return recovery_notes_; }
 
  private:
   // A table file being written; it appears under its name only once
@@ -146,11 +164,16 @@ class Store {
 
   Store(std::string dir, const StoreOptions& options, std::unique_ptr<FileLock> lock);
 
+  absl::Status CheckOpen() const;
   absl::Status Recover();
-  // Deletes table files the MANIFEST does not list, and temporaries.
+  // Replays one log into the memtable, truncating a torn tail.
+  absl::Status ReplayLog(uint64_t number);
+  // Opens a new, empty log for the writes to come.
+  absl::Status StartLog();
+  // Deletes table files the MANIFEST does not list, logs it rules out, and
+  // temporaries.
   void RemoveLeftovers(const std::vector<std::string>& names);
-  absl::Status Write(std::string_view key, lsmbloom::EntryType type,
-                     std::string_view value);
+  void RemoveObsoleteLogs();
 
   absl::Status MaybeCompact();
   // Merges `inputs` (files of `level`) and the overlapping files of level
@@ -174,7 +197,6 @@ class Store {
   absl::Status Install(const std::vector<lsmbloom::TableFile>& removed,
                        const std::vector<lsmbloom::TableFile>& added);
   absl::Status SaveManifest() const;
-  std::string TableFileName(uint64_t number) const;
   // Removes files no longer in use. Failures are not errors: Open() removes
   // leftovers.
   void RemoveTables(const std::vector<lsmbloom::TableFile>& files) const;
@@ -184,6 +206,12 @@ class Store {
   std::unique_ptr<FileLock> lock_;  // Null once closed.
   lsmbloom::TableSet tables_;
   MemTable mem_;
+  std::unique_ptr<WalWriter> wal_;  // Null once closed.
+  uint64_t wal_number_ = 0;
+  // Logs numbered below this are in tables; recorded in the MANIFEST.
+  uint64_t log_number_ = 0;
+  absl::Status log_error_;  // Set by a failed append; ends writing.
+  std::vector<std::string> recovery_notes_;
   uint64_t last_sequence_ = 0;
   uint64_t next_file_number_ = 1;
   // Per level, the largest key of the file last pushed down from it, so

@@ -25,7 +25,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "load.h"
 #include "lsmbloom/lookup.h"
+#include "shell.h"
 #include "stats_report.h"
 #include "store.h"
 
@@ -83,6 +85,12 @@ commands:
                   in key order, newest value of each, at most --limit keys
   compact         merge every level into the deepest non-empty one; with
                   --level=N, merge level N into level N+1
+  load FILE       put each line KEY<TAB>VALUE of FILE (checked whole first: a
+                  bad line, named by number, writes nothing); progress on
+                  stderr. put-file is the same command
+  shell           read commands from stdin, one per line, and answer each
+                  on one line (put, get, delete, scan, batch FILE, flush,
+                  compact, stats, help, quit): one process for many writes
   bulk-load N     put keys key000000000000 .. key(N-1) with generated values,
                   flushing and compacting as it goes (progress on stderr)
   stats           files, entries and filter memory per level, and each
@@ -173,6 +181,16 @@ int RunBulkLoad(Store& store, const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+int RunLoad(Store& store, const std::vector<std::string>& args) {
+  absl::StatusOr<uint64_t> n = LoadTsv(store, args[0], stderr);
+  return n.ok() ? kExitOk : Fail(n.status());
+}
+
+int RunShellCommand(Store& store, const std::vector<std::string>&) {
+  RunShell(store, stdin, stdout);
+  return kExitOk;
+}
+
 int RunScan(Store& store, const std::vector<std::string>&) {
   Store::ScanRange range;
   range.from = absl::GetFlag(FLAGS_from);
@@ -223,6 +241,9 @@ constexpr Command kCommands[] = {
     {"put", "KEY VALUE", 2, true, nullptr, RunPut},
     {"get", "KEY", 1, false, nullptr, RunGet},
     {"delete", "KEY", 1, true, nullptr, RunDelete},
+    {"load", "FILE", 1, true, nullptr, RunLoad},
+    {"put-file", "FILE", 1, true, nullptr, RunLoad},
+    {"shell", "", 0, true, nullptr, RunShellCommand},
     {"bulk-load", "N", 1, true, CheckBulkLoad, RunBulkLoad},
     {"scan", "[--from=KEY] [--to=KEY] [--limit=N]", 0, false, nullptr, RunScan},
     {"compact", "[--level=N]", 0, false, CheckCompact, RunCompact},

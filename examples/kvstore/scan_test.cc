@@ -171,13 +171,15 @@ TEST_F(ScanTest, LevelBitsPerKeyGivesEachLevelItsFilter) {
   for (int i = 0; i < 3000; ++i) ASSERT_TRUE(store->Put(Key(i), "v").ok());
   ASSERT_TRUE(store->Flush().ok());
   ASSERT_EQ(store->files()[0].size(), 1u);
-  const auto& l0 = store->files()[0][0];
+  const lsmbloom::TableFile l0 = store->files()[0][0];
   EXPECT_NEAR(8.0 * l0.table->filter_memory() / l0.table->num_entries(), 16, 1);
   ASSERT_TRUE(store->CompactLevel(0).ok());
-  for (const auto& f : store->files()[1]) EXPECT_EQ(f.table->filter_memory(), 0u);
+  const auto after_first = store->files();
+  for (const auto& f : after_first[1]) EXPECT_EQ(f.table->filter_memory(), 0u);
   ASSERT_TRUE(store->CompactLevel(1).ok());
   uint64_t bits = 0, entries = 0;
-  for (const auto& f : store->files()[2]) {
+  const auto after_second = store->files();
+  for (const auto& f : after_second[2]) {
     bits += 8 * f.table->filter_memory();
     entries += f.table->num_entries();
   }

@@ -1,6 +1,8 @@
 #include "engine.h"
 
+#include <chrono>
 #include <mutex>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "leveldb/cache.h"
@@ -156,6 +158,15 @@ class LeveldbEngine : public Engine {
     const std::string below;  // Empty: sorts before every key.
     leveldb::Slice begin(below), end(below);
     db_->CompactRange(&begin, &end);
+    // Compactions that flush made due run in the background, and LevelDB
+    // cannot say whether any is pending: wait until the table list has
+    // stayed the same for half a second.
+    std::string tables, before;
+    do {
+      before = tables;
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      db_->GetProperty("leveldb.sstables", &tables);
+    } while (tables != before);
     return absl::OkStatus();
   }
 

@@ -12,8 +12,14 @@
 //                     ones (the key plus "."), so only filters spare reads
 //   readwhilewriting  readrandom while a second thread overwrites random
 //                     keys as fast as it can; the readers' rate is reported
+//                     (and the writer's, as readwhilewriting_writes)
 // Fills do not sync the write-ahead log (all three). Keys are 16 digits.
 // Output: one CSV line per engine and workload.
+//
+// Fills run one engine after another. The reads run on all three stores
+// open side by side, in --chunks slices that the engines take in turn
+// (the first engine rotating), so a neighbour's load on a shared machine
+// falls on all three alike rather than on whichever ran at that moment.
 
 #include <algorithm>
 #include <atomic>
@@ -45,6 +51,7 @@ ABSL_FLAG(double, bits_per_key, 10, "Bloom filter bits per key, all engines.");
 ABSL_FLAG(int64_t, cache_mb, 64, "Block cache of RocksDB and LevelDB, MiB.");
 ABSL_FLAG(int64_t, memtable_mb, 64, "Memtable size of all engines, MiB.");
 ABSL_FLAG(uint64_t, seed, 301, "Seed of the key orders and values.");
+ABSL_FLAG(int, chunks, 20, "Slices of each read workload that the engines take in turn.");
 
 namespace kvstore_bench {
 namespace {
@@ -96,22 +103,53 @@ absl::StatusOr<Result> Fill(Engine& engine, const std::vector<uint64_t>& order,
   return r;
 }
 
-absl::StatusOr<Result> Read(Engine& engine, const std::vector<uint64_t>& order, bool missing,
-                            std::atomic<bool>* stop = nullptr) {
-  Result r;
+// Reads keys order[begin, end); adds to *r.
+absl::Status Read(Engine& engine, const std::vector<uint64_t>& order, size_t begin,
+                  size_t end, bool missing, Result* r) {
   std::string value;
   const absl::Time start = absl::Now();
-  for (uint64_t i : order) {
+  for (size_t j = begin; j < end; ++j) {
+    const uint64_t i = order[j];
     std::string key = KeyOf(i);
     if (missing) key.push_back('.');
     absl::StatusOr<bool> found = engine.Get(key, &value);
     if (!found.ok()) return found.status();
-    r.found += *found;
-    ++r.ops;
+    r->found += *found;
+    ++r->ops;
   }
-  r.seconds = absl::ToDoubleSeconds(absl::Now() - start);
-  if (stop != nullptr) stop->store(true);
-  return r;
+  r->seconds += absl::ToDoubleSeconds(absl::Now() - start);
+  return absl::OkStatus();
+}
+
+// Read, with a second thread overwriting keys of `write_order` from
+// *next_write on until the reads are done; adds its writes to *writes.
+absl::Status ReadWhileWriting(Engine& engine, const std::vector<uint64_t>& read_order,
+                              size_t begin, size_t end,
+                              const std::vector<uint64_t>& write_order, size_t* next_write,
+                              const Values& values, Result* reads, Result* writes) {
+  std::atomic<bool> stop{false};
+  std::atomic<size_t> written{0};
+  absl::Status write_status;
+  const size_t first = *next_write;
+  std::thread writer([&] {
+    for (size_t i = first; !stop.load(std::memory_order_relaxed); ++i) {
+      const uint64_t k = write_order[i % write_order.size()];
+      absl::Status s = engine.Put(KeyOf(k), values.For(k + 1));
+      if (!s.ok()) {
+        write_status = s;
+        return;
+      }
+      written.fetch_add(1, std::memory_order_relaxed);
+    }
+  });
+  const double before = reads->seconds;
+  absl::Status s = Read(engine, read_order, begin, end, /*missing=*/false, reads);
+  stop.store(true);
+  writer.join();
+  *next_write += written.load();
+  writes->ops += written.load();
+  writes->seconds += reads->seconds - before;
+  return s.ok() ? write_status : s;
 }
 
 absl::StatusOr<std::unique_ptr<Engine>> Fresh(const std::string& engine,
@@ -166,8 +204,10 @@ int Main() {
     return 1;
   };
 
-  for (const std::string& engine :
-       std::vector<std::string>(absl::StrSplit(absl::GetFlag(FLAGS_engines), ','))) {
+  const std::vector<std::string> engines =
+      absl::StrSplit(absl::GetFlag(FLAGS_engines), ',', absl::SkipEmpty());
+  std::vector<std::unique_ptr<Engine>> open;
+  for (const std::string& engine : engines) {
     const std::string dir = absl::GetFlag(FLAGS_db) + "/" + engine;
     if (wants("fillseq")) {
       absl::StatusOr<std::unique_ptr<Engine>> e = Fresh(engine, dir + "-seq", config);
@@ -185,45 +225,37 @@ int Main() {
     if (wants("fillrandom")) report(engine, "fillrandom", *r);
     absl::Status s = (*e)->Settle();
     if (!s.ok()) return fail(s);
-    if (wants("readrandom")) {
-      r = Read(**e, read_order, /*missing=*/false);
-      if (!r.ok()) return fail(r.status());
-      report(engine, "readrandom", *r);
-    }
-    if (wants("readmissing")) {
-      r = Read(**e, read_order, /*missing=*/true);
-      if (!r.ok()) return fail(r.status());
-      report(engine, "readmissing", *r);
-    }
-    if (wants("readwhilewriting")) {
-      std::atomic<bool> stop{false};
-      std::atomic<int64_t> writes{0};
-      absl::Status write_status;
-      std::thread writer([&] {
-        for (size_t i = 0; !stop.load(std::memory_order_relaxed); ++i) {
-          const uint64_t k = write_order[i % write_order.size()];
-          absl::Status ws = (*e)->Put(KeyOf(k), values.For(k + 1));
-          if (!ws.ok()) {
-            write_status = ws;
-            return;
-          }
-          writes.fetch_add(1, std::memory_order_relaxed);
-        }
-      });
-      r = Read(**e, read_order, /*missing=*/false, &stop);
-      stop.store(true);
-      writer.join();
-      if (!r.ok()) return fail(r.status());
-      if (!write_status.ok()) return fail(write_status);
-      report(engine, "readwhilewriting", *r);
-      Result w;
-      w.ops = writes.load();
-      w.seconds = r->seconds;
-      report(engine, "readwhilewriting_writes", w);
-    }
-    e->reset();
-    fs::remove_all(dir);
+    open.push_back(*std::move(e));
   }
+
+  const size_t chunks = std::max(1, absl::GetFlag(FLAGS_chunks));
+  for (const char* workload : {"readrandom", "readmissing", "readwhilewriting"}) {
+    if (!wants(workload)) continue;
+    std::vector<Result> reads(open.size()), writes(open.size());
+    std::vector<size_t> next_write(open.size(), 0);
+    for (size_t c = 0; c < chunks; ++c) {
+      const size_t begin = read_order.size() * c / chunks;
+      const size_t end = read_order.size() * (c + 1) / chunks;
+      for (size_t turn = 0; turn < open.size(); ++turn) {
+        const size_t e = (c + turn) % open.size();
+        absl::Status s =
+            std::string_view(workload) == "readwhilewriting"
+                ? ReadWhileWriting(*open[e], read_order, begin, end, write_order,
+                                   &next_write[e], values, &reads[e], &writes[e])
+                : Read(*open[e], read_order, begin, end,
+                       std::string_view(workload) == "readmissing", &reads[e]);
+        if (!s.ok()) return fail(s);
+      }
+    }
+    for (size_t e = 0; e < open.size(); ++e) {
+      report(engines[e], workload, reads[e]);
+      if (std::string_view(workload) == "readwhilewriting") {
+        report(engines[e], "readwhilewriting_writes", writes[e]);
+      }
+    }
+  }
+  open.clear();
+  for (const std::string& engine : engines) fs::remove_all(absl::GetFlag(FLAGS_db) + "/" + engine);
   if (out) std::fclose(out);
   return 0;
 }

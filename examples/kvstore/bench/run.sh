@@ -47,7 +47,7 @@ done
   echo "memory: $(free -g | awk '/^Mem:/ {print $2}') GiB"
   echo "rocksdb: $(dpkg-query -W -f '${Version}' librocksdb-dev 2>/dev/null || echo unknown)"
   echo "leveldb: $(dpkg-query -W -f '${Version}' libleveldb-dev 2>/dev/null || echo unknown)"
-  echo "command: examples/kvstore/bench/run.sh $*"
+  echo "command: REPS=${REPS:-3} CPU=${CPU:-1} examples/kvstore/bench/run.sh $*"
 } >"$report/env_$num.txt"
 
 # Debian's matplotlib (python3-matplotlib) lives in the system Python.

@@ -52,6 +52,19 @@ absl::Status RemoveFile(const std::string& path) {
   return absl::OkStatus();
 }
 
+absl::Status TruncateFile(const std::string& path, uint64_t size) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return PosixError(absl::StrCat("open ", path), errno);
+  absl::Status s;
+  if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    s = PosixError(absl::StrCat("truncate ", path), errno);
+  } else if (::fdatasync(fd) != 0) {
+    s = PosixError(absl::StrCat("fdatasync ", path), errno);
+  }
+  ::close(fd);
+  return s;
+}
+
 absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
   absl::StatusOr<std::unique_ptr<lsmbloom::RandomAccessFile>> file =
       lsmbloom::OpenPosixFile(path);

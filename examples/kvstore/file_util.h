@@ -5,6 +5,7 @@
 #ifndef KVSTORE_FILE_UTIL_H_
 #define KVSTORE_FILE_UTIL_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ bool FileExists(const std::string& path);
 absl::StatusOr<std::vector<std::string>> ListDir(const std::string& dir);
 
 absl::Status RemoveFile(const std::string& path);
+
+// Cuts `path` to its first `size` bytes, durably.
+absl::Status TruncateFile(const std::string& path, uint64_t size);
 
 absl::StatusOr<std::string> ReadFileToString(const std::string& path);
 

@@ -55,8 +55,47 @@ expect 0 "value000000249999" -- --dir="$dir" get key000000249999
 expect 1 "" -- --dir="$dir" get key000000250000
 expect 0 "-1" -- --dir="$dir" get dash
 "$kv" --dir="$dir" stats >"$TEST_TMPDIR/stats" || fail "stats exited with $?"
-for word in "observed FPR" "predicted FPR" "filter KiB" "^L0 " "^total "; do
+for word in "observed FPR" "predicted FPR" "filter KiB" "^L1 " "^total "; do
   grep -q "$word" "$TEST_TMPDIR/stats" || fail "stats lacks '$word': $(cat "$TEST_TMPDIR/stats")"
+done
+
+expect 0 "$(printf 'key000000000010\tvalue000000000010\nkey000000000011\tvalue000000000011')" \
+  -- --dir="$dir" scan --from=key000000000010 --to=key000000000012
+expect 0 "$(printf 'key000000249999\tvalue000000249999')" -- --dir="$dir" scan --from=key000000249999 --limit=5
+expect 0 "" -- --dir="$dir" delete key000000000011
+expect 0 "$(printf 'key000000000010\tvalue000000000010\nkey000000000012\tvalue000000000012')" \
+  -- --dir="$dir" scan --from=key000000000010 --limit=2
+expect 0 "" -- --dir="$dir" compact
+grep -q "compact: files: L[1-6] [0-9]*$" "$TEST_TMPDIR/stderr" ||
+  fail "compact did not leave one level: $(cat "$TEST_TMPDIR/stderr")"
+expect 0 "value000000249999" -- --dir="$dir" get key000000249999
+expect 1 "" -- --dir="$dir" get key000000000011
+expect_error "--level must be" -- --dir="$dir" compact --level=9
+
+# shell: one process, one answer per line; what it wrote persists.
+printf 'put s1 one\nput s2 two two\nget s1\nget nope\ndelete s1\nscan s - 5\nquit\nput s9 x\n' |
+  "$kv" --dir="$dir" shell >"$TEST_TMPDIR/shell" 2>"$TEST_TMPDIR/stderr" || fail "shell exited with $?"
+want_shell=$(printf 'OK\nOK\nVALUE one\nNOT_FOUND\nOK\ns2\ttwo two\nOK 1\nBYE')
+[[ "$(cat "$TEST_TMPDIR/shell")" == "$want_shell" ]] || fail "shell answered '$(cat "$TEST_TMPDIR/shell")'"
+expect 0 "two two" -- --dir="$dir" get s2
+expect 1 "" -- --dir="$dir" get s9
+
+# load: a TSV file, progress on stderr; a bad line is named and writes nothing.
+printf 'l1\tv1\nl2\tv 2\n' >"$TEST_TMPDIR/good.tsv"
+expect 0 "" -- --dir="$dir" load "$TEST_TMPDIR/good.tsv"
+grep -q "load: 2/2 keys" "$TEST_TMPDIR/stderr" || fail "load printed no progress: $(cat "$TEST_TMPDIR/stderr")"
+expect 0 "v 2" -- --dir="$dir" get l2
+printf 'l3\tv3\nbad line\n' >"$TEST_TMPDIR/bad.tsv"
+expect_error "bad.tsv:2: no tab" -- --dir="$dir" put-file "$TEST_TMPDIR/bad.tsv"
+expect 1 "" -- --dir="$dir" get l3
+expect_error "sync policy must be" -- --dir="$dir" --sync=sometimes put k v
+
+for help in --help -h help; do
+  "$kv" $help >"$TEST_TMPDIR/help" 2>&1 || fail "kvstore $help exited with $?"
+  for word in "put KEY VALUE" "scan" "compact" "shell" "load FILE" "1 key not found" \
+      "--memtable_bytes" "--sync"; do
+    grep -q -- "$word" "$TEST_TMPDIR/help" || fail "kvstore $help lacks '$word'"
+  done
 done
 
 expect_error "no command given" -- --dir="$dir"

@@ -6,15 +6,16 @@
 // wrote before exiting, so state carries over to the next one.
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/status/status.h"
@@ -24,6 +25,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "load.h"
+#include "lsmbloom/lookup/lookup.h"
+#include "shell.h"
+#include "stats_report.h"
 #include "store.h"
 
 ABSL_FLAG(std::string, dir, "",
@@ -33,8 +38,32 @@ ABSL_FLAG(std::string, dir, "",
 ABSL_FLAG(double, filter_budget_bits_per_key, 0,
           "If > 0, new tables get the bits/key per level that split this many "
           "filter bits per entry of the store across the levels to minimise "
-          "false-positive reads (lsmbloom/lookup/filter_budget.h); 0: 10 bits/key "
+          "false-positive reads (lsmbloom/filter_budget.h); 0: 10 bits/key "
           "in every level.");
+
+ABSL_FLAG(size_t, memtable_bytes, kvstore::StoreOptions().memtable_max_bytes,
+          "Flush the memtable to a level-0 table once it holds about this many "
+          "bytes of keys, values and per-entry overhead.");
+
+ABSL_FLAG(std::vector<std::string>, bits_per_key, {},
+          "Filter bits/key for new tables, per level: '10' for every level, "
+          "'14,12,10' for level 0, level 1, and 10 for all deeper levels; 0 "
+          "writes no filter. Default: 10 everywhere. Ignored when "
+          "--filter_budget_bits_per_key is set.");
+
+ABSL_FLAG(std::string, sync, "interval:100",
+          "When the write-ahead log is synced to disk: 'always' (before each "
+          "write is acknowledged), 'interval:MS' (by a background thread at "
+          "most MS milliseconds after a write) or 'never' (left to the OS). A "
+          "killed process loses no acknowledged write under any of them; a "
+          "power failure loses what was not synced.");
+
+ABSL_FLAG(std::string, from, "", "scan: the first key (inclusive); default: the start.");
+ABSL_FLAG(std::string, to, "", "scan: the key to stop before (exclusive); default: the end.");
+ABSL_FLAG(size_t, limit, 0, "scan: print at most this many keys; 0: all.");
+ABSL_FLAG(int, level, -1,
+          "compact: merge this level into the next one; -1 (default): every "
+          "level into the deepest.");
 
 namespace kvstore {
 namespace {
@@ -52,16 +81,26 @@ commands:
   get KEY         print KEY's value; if it has none, print "not found" to
                   stderr and exit with status 1
   delete KEY      remove KEY
+  scan            print KEY<TAB>VALUE for each live key in [--from, --to),
+                  in key order, newest value of each, at most --limit keys
+  compact         merge every level into the deepest non-empty one; with
+                  --level=N, merge level N into level N+1
+  load FILE       put each line KEY<TAB>VALUE of FILE (checked whole first: a
+                  bad line, named by number, writes nothing); progress on
+                  stderr. put-file is the same command
+  shell           read commands from stdin, one per line, and answer each
+                  on one line (put, get, delete, scan, batch FILE, flush,
+                  compact, stats, help, quit): one process for many writes
   bulk-load N     put keys key000000000000 .. key(N-1) with generated values,
                   flushing and compacting as it goes (progress on stderr)
   stats           files, entries and filter memory per level, and each
                   level's filter counters over 10000 lookups of absent keys
+  help            this text (also --help)
 
-Exit status: 0 success, 1 key not found (get), 2 error. A KEY or VALUE that
-starts with '-' goes after "--": kvstore --dir=DIR -- put k -1)";
+Exit status: 0 success (and --help), 1 key not found (get), 2 error. A KEY
+or VALUE that starts with '-' goes after "--": kvstore --dir=DIR -- put k -1)";
 
 constexpr int64_t kBulkLoadProgressEvery = 100000;
-constexpr int kStatsProbes = 10000;
 
 int Fail(const absl::Status& status) {
   std::fprintf(stderr, "kvstore: %s\n", std::string(status.message()).c_str());
@@ -142,105 +181,51 @@ int RunBulkLoad(Store& store, const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-int RunStats(Store& store, const std::vector<std::string>&) {
-  const auto levels = store.files();
-  std::printf("store %s: last sequence %llu, memtable %zu entries\n\n", store.dir().c_str(),
-              static_cast<unsigned long long>(store.last_sequence()),
-              store.memtable_entries());
-  std::printf("%-6s %6s %12s %11s %10s %11s %9s\n", "level", "files", "entries",
-              "tombstones", "data MiB", "filter KiB", "bits/key");
-  uint64_t total_files = 0, total_entries = 0, total_tombstones = 0;
-  uint64_t total_bytes = 0, total_filter = 0, unfiltered = 0;
-  std::string unfiltered_reason;
-  for (size_t level = 0; level < levels.size(); ++level) {
-    uint64_t entries = 0, tombstones = 0, bytes = 0, filter = 0;
-    for (const lsmbloom::TableFile& f : levels[level]) {
-      entries += f.table->num_entries();
-      tombstones += f.table->properties().num_deletions;
-      bytes += f.table->file_size();
-      filter += f.table->filter_memory();
-      if (!f.table->filter_status().ok()) {
-        ++unfiltered;
-        unfiltered_reason = std::string(f.table->filter_status().message());
-      }
-    }
-    total_files += levels[level].size();
-    total_entries += entries;
-    total_tombstones += tombstones;
-    total_bytes += bytes;
-    total_filter += filter;
-    if (levels[level].empty()) continue;
-    std::printf("L%-5zu %6zu %12llu %11llu %10.2f %11.1f %9.2f\n", level,
-                levels[level].size(), static_cast<unsigned long long>(entries),
-                static_cast<unsigned long long>(tombstones), bytes / 1048576.0,
-                filter / 1024.0, entries == 0 ? 0.0 : 8.0 * filter / entries);
-  }
-  std::printf("%-6s %6llu %12llu %11llu %10.2f %11.1f %9.2f\n", "total",
-              static_cast<unsigned long long>(total_files),
-              static_cast<unsigned long long>(total_entries),
-              static_cast<unsigned long long>(total_tombstones), total_bytes / 1048576.0,
-              total_filter / 1024.0,
-              total_entries == 0 ? 0.0 : 8.0 * total_filter / total_entries);
-  if (unfiltered > 0) {
-    std::printf("%llu tables have no usable filter (%s)\n",
-                static_cast<unsigned long long>(unfiltered), unfiltered_reason.c_str());
-  }
-  if (total_files == 0) return kExitOk;
+int RunLoad(Store& store, const std::vector<std::string>& args) {
+  absl::StatusOr<uint64_t> n = LoadTsv(store, args[0], stderr);
+  return n.ok() ? kExitOk : Fail(n.status());
+}
 
-  // Each probe sits just above some file's smallest key ("\0" sorts
-  // first), so it is inside that file's key range and its filter must
-  // answer; the probes are distinct, so each is an independent trial. The
-  // files take turns.
-  std::vector<std::string> smallest_keys;
-  for (const auto& level : levels) {
-    for (const lsmbloom::TableFile& f : level) {
-      smallest_keys.emplace_back(f.table->smallest_user_key());
-    }
-  }
-  store.ResetLookupStats();
-  int found = 0;
-  for (int i = 0; i < kStatsProbes; ++i) {
-    std::string probe = smallest_keys[i % smallest_keys.size()];
-    probe.push_back('\0');
-    absl::StrAppend(&probe, "absent-", i);
-    absl::StatusOr<std::optional<std::string>> value = store.Get(probe);
-    if (!value.ok()) return Fail(value.status());
-    found += value->has_value();
-  }
-  const lsmbloom::LookupStats stats = store.lookup_stats();
-  std::printf("\nfilters over %d lookups of absent keys:\n", kStatsProbes);
-  std::printf("%-6s %7s %9s %10s %10s %13s %14s %12s\n", "level", "bits/k", "checked",
-              "ruled out", "false pos", "observed FPR", "predicted FPR", "block reads");
-  for (size_t level = 0; level < levels.size(); ++level) {
-    const lsmbloom::LevelStats& l = stats.levels[level];
-    if (l.files == 0) continue;
-    std::printf("L%-5zu %7.2f %9llu %10llu %10llu %12.3f%% %13.3f%% %12llu\n", level,
-                l.bits_per_key, static_cast<unsigned long long>(l.filters_checked),
-                static_cast<unsigned long long>(l.filters_ruled_out),
-                static_cast<unsigned long long>(l.filters_positive - l.filters_true_positive),
-                100 * l.observed_fpr(), 100 * l.predicted_fpr,
-                static_cast<unsigned long long>(l.data_block_reads));
-  }
-  std::printf("filter memory: %.1f KiB in all\n", stats.total_filter_bytes / 1024.0);
-  // The same filter bits spread evenly, by the same model, for comparison.
-  const std::vector<lsmbloom::LevelFilterShape> shapes = lsmbloom::FilterShapesOf(stats);
-  double entries = 0, bits = 0;
-  for (size_t level = 0; level < levels.size(); ++level) {
-    entries += stats.levels[level].entries;
-    bits += stats.levels[level].bits_per_key * stats.levels[level].entries;
-  }
-  const double even = entries > 0 ? std::round(100 * bits / entries) / 100 : 0;
-  absl::StatusOr<lsmbloom::FilterAllocation> uniform =
-      lsmbloom::UniformFilterAllocation(shapes, std::min(30.0, even));
-  std::printf("false-positive reads per absent lookup: %.4f observed, %.4f predicted; "
-              "%.4f predicted for %.2f bits/key in every level\n",
-              stats.false_positives_per_lookup(), stats.PredictedFalsePositiveReads(),
-              uniform.ok() ? uniform->expected_cost : 0.0, even);
-  if (found > 0) {
-    std::printf("(%d probes were keys the store has; the counters leave them out of the FPR)\n",
-                found);
-  }
+int RunShellCommand(Store& store, const std::vector<std::string>&) {
+  RunShell(store, stdin, stdout);
   return kExitOk;
+}
+
+int RunScan(Store& store, const std::vector<std::string>&) {
+  Store::ScanRange range;
+  range.from = absl::GetFlag(FLAGS_from);
+  range.to = absl::GetFlag(FLAGS_to);
+  range.limit = absl::GetFlag(FLAGS_limit);
+  absl::Status s = store.Scan(range, [](std::string_view key, std::string_view value) {
+    std::fwrite(key.data(), 1, key.size(), stdout);
+    std::fputc('\t', stdout);
+    std::fwrite(value.data(), 1, value.size(), stdout);
+    std::fputc('\n', stdout);
+    return true;
+  });
+  return s.ok() ? kExitOk : Fail(s);
+}
+
+absl::Status CheckCompact(const std::vector<std::string>&) {
+  const int level = absl::GetFlag(FLAGS_level);
+  if (level < -1 || level >= lsmbloom::kNumLevels - 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "compact: --level must be from 0 to ", lsmbloom::kNumLevels - 2, ", or -1 for all"));
+  }
+  return absl::OkStatus();
+}
+
+int RunCompact(Store& store, const std::vector<std::string>&) {
+  const int level = absl::GetFlag(FLAGS_level);
+  absl::Status s = level < 0 ? store.CompactAll() : store.CompactLevel(level);
+  if (!s.ok()) return Fail(s);
+  std::fprintf(stderr, "compact: files: %s\n", FilesPerLevel(store).c_str());
+  return kExitOk;
+}
+
+int RunStats(Store& store, const std::vector<std::string>&) {
+  absl::Status s = PrintStats(store, stdout);
+  return s.ok() ? kExitOk : Fail(s);
 }
 
 struct Command {
@@ -256,9 +241,49 @@ constexpr Command kCommands[] = {
     {"put", "KEY VALUE", 2, true, nullptr, RunPut},
     {"get", "KEY", 1, false, nullptr, RunGet},
     {"delete", "KEY", 1, true, nullptr, RunDelete},
+    {"load", "FILE", 1, true, nullptr, RunLoad},
+    {"put-file", "FILE", 1, true, nullptr, RunLoad},
+    {"shell", "", 0, true, nullptr, RunShellCommand},
     {"bulk-load", "N", 1, true, CheckBulkLoad, RunBulkLoad},
+    {"scan", "[--from=KEY] [--to=KEY] [--limit=N]", 0, false, nullptr, RunScan},
+    {"compact", "[--level=N]", 0, false, CheckCompact, RunCompact},
     {"stats", "", 0, false, nullptr, RunStats},
 };
+
+// The usage text, then each of this program's flags with its default.
+void PrintHelp() {
+  std::printf("%s\n\nflags:\n", kUsage);
+  std::vector<absl::CommandLineFlag*> flags;
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    if (absl::EndsWith(flag->Filename(), "main.cc")) flags.push_back(flag);
+  }
+  std::sort(flags.begin(), flags.end(), [](const auto* a, const auto* b) {
+    return a->Name() < b->Name();
+  });
+  for (const absl::CommandLineFlag* flag : flags) {
+    std::printf("  --%s (default '%s')\n      %s\n", std::string(flag->Name()).c_str(),
+                flag->DefaultValue().c_str(), flag->Help().c_str());
+  }
+}
+
+// Store options from the flags.
+absl::StatusOr<StoreOptions> OptionsFromFlags() {
+  StoreOptions options;
+  options.memtable_max_bytes = absl::GetFlag(FLAGS_memtable_bytes);
+  options.filter_budget_bits_per_key = absl::GetFlag(FLAGS_filter_budget_bits_per_key);
+  absl::StatusOr<WalSync> sync = ParseWalSync(absl::GetFlag(FLAGS_sync));
+  if (!sync.ok()) return sync.status();
+  options.wal_sync = *sync;
+  for (const std::string& word : absl::GetFlag(FLAGS_bits_per_key)) {
+    double bits = 0;
+    if (!absl::SimpleAtod(word, &bits)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--bits_per_key: '", word, "' is not a number"));
+    }
+    options.level_bits_per_key.push_back(bits);
+  }
+  return options;
+}
 
 // `bazel run` starts the binary in its runfiles; a relative --dir means
 // the directory it was run from.
@@ -270,6 +295,10 @@ std::string ResolveDir(const std::string& dir) {
 
 int Run(const std::vector<std::string>& words) {
   if (words.empty()) return UsageError("no command given");
+  if (words[0] == "help") {
+    PrintHelp();
+    return kExitOk;
+  }
   const Command* command = nullptr;
   for (const Command& c : kCommands) {
     if (words[0] == c.name) command = &c;
@@ -287,11 +316,14 @@ int Run(const std::vector<std::string>& words) {
     if (!s.ok()) return Fail(s);
   }
 
-  StoreOptions options;
-  options.create_if_missing = command->writes;
-  options.filter_budget_bits_per_key = absl::GetFlag(FLAGS_filter_budget_bits_per_key);
-  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(dir, options);
+  absl::StatusOr<StoreOptions> options = OptionsFromFlags();
+  if (!options.ok()) return Fail(options.status());
+  options->create_if_missing = command->writes;
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(dir, *options);
   if (!store.ok()) return Fail(store.status());
+  for (const std::string& note : (*store)->recovery_notes()) {
+    std::fprintf(stderr, "kvstore: recovery: %s\n", note.c_str());
+  }
   const int code = command->run(**store, args);
   absl::Status s = (*store)->Close();  // Flushes: the next invocation sees it all.
   if (!s.ok()) return Fail(s);
@@ -301,8 +333,26 @@ int Run(const std::vector<std::string>& words) {
 }  // namespace
 }  // namespace kvstore
 
+// True if the command line asks for help: Abseil's own --help exits with
+// status 1, which this program keeps for "not found".
+bool WantsHelp(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg == "-h" || arg == "-help" || arg == "--help" || arg == "-helpfull" ||
+        arg == "--helpfull" || arg == "--helpshort") {
+      return true;
+    }
+  }
+  return false;
+}
+
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(kvstore::kUsage);
+  if (WantsHelp(argc, argv)) {
+    kvstore::PrintHelp();
+    return kvstore::kExitOk;
+  }
   // --help lists the flags of this file (by default Abseil looks for a file
   // named after the binary).
   absl::FlagsUsageConfig config;

@@ -47,6 +47,7 @@ std::string EncodeManifest(const Manifest& manifest) {
   std::string text = absl::StrCat(std::string(kHeader), "\n");
   absl::StrAppend(&text, "next_file_number ", manifest.next_file_number, "\n");
   absl::StrAppend(&text, "last_sequence ", manifest.last_sequence, "\n");
+  absl::StrAppend(&text, "log_number ", manifest.log_number, "\n");
   for (const ManifestFile& f : manifest.files) {
     absl::StrAppend(&text, "file ", f.level, " ", f.number, "\n");
   }
@@ -81,6 +82,8 @@ absl::StatusOr<Manifest> DecodeManifest(std::string_view text) {
       }
       manifest.last_sequence = a;
       have_sequence = true;
+    } else if (w.size() == 2 && w[0] == "log_number" && ParseNumber(w[1], &a)) {
+      manifest.log_number = a;
     } else if (w.size() == 3 && w[0] == "file" && ParseNumber(w[1], &a) &&
                ParseNumber(w[2], &b)) {
       if (a >= static_cast<uint64_t>(lsmbloom::kNumLevels)) {

@@ -6,6 +6,7 @@
 //   kvstore-manifest v1
 //   next_file_number 12
 //   last_sequence 3456
+//   log_number 13
 //   file 0 11
 //   file 1 7
 //   end
@@ -39,6 +40,10 @@ struct Manifest {
   uint64_t next_file_number = 1;
   // The highest sequence number handed out.
   uint64_t last_sequence = 0;
+  // Write-ahead logs numbered below this are in tables already; the others
+  // hold writes to replay. Absent from manifests written before the store
+  // had a log: 0, every log is replayed.
+  uint64_t log_number = 0;
   std::vector<ManifestFile> files;
 };
 

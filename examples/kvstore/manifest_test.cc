@@ -15,16 +15,24 @@ TEST(ManifestTest, RoundTrips) {
   Manifest m;
   m.next_file_number = 42;
   m.last_sequence = 123456789;
+  m.log_number = 39;
   m.files = {{0, 41}, {0, 40}, {1, 7}, {6, 3}};
   absl::StatusOr<Manifest> back = DecodeManifest(EncodeManifest(m));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->next_file_number, 42u);
   EXPECT_EQ(back->last_sequence, 123456789u);
+  EXPECT_EQ(back->log_number, 39u);
   ASSERT_EQ(back->files.size(), 4u);
   for (size_t i = 0; i < m.files.size(); ++i) {
     EXPECT_EQ(back->files[i].level, m.files[i].level);
     EXPECT_EQ(back->files[i].number, m.files[i].number);
   }
+}
+
+TEST(ManifestTest, ManifestWithoutLogNumberReplaysEveryLog) {
+  absl::StatusOr<Manifest> m = DecodeManifest(std::string(kHead) + "end\n");
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->log_number, 0u);
 }
 
 TEST(ManifestTest, RejectsMalformedText) {

@@ -30,6 +30,14 @@ void MergingIterator::SeekToFirst() {
   }
 }
 
+void MergingIterator::Seek(std::string_view user_key) {
+  heap_.clear();
+  for (size_t i = 0; i < children_.size(); ++i) {
+    children_[i]->Seek(user_key);
+    Push(i);
+  }
+}
+
 void MergingIterator::Next() {
   std::pop_heap(heap_.begin(), heap_.end(),
                 [this](size_t a, size_t b) { return After(a, b); });

@@ -1,13 +1,14 @@
 // One sorted stream over the entries of several tables, in the order
 // lsmbloom::TableBuilder takes them: user keys ascending and, for one key,
 // sequence numbers descending (newest first). Compaction reads its inputs
-// through it.
+// through it, and scans read the memtable and every table through it.
 
 #ifndef KVSTORE_MERGING_ITERATOR_H_
 #define KVSTORE_MERGING_ITERATOR_H_
 
 #include <cstddef>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -21,6 +22,8 @@ class MergingIterator {
 
   bool Valid() const { return !heap_.empty(); }
   void SeekToFirst();
+  // To the first entry whose user key is >= user_key.
+  void Seek(std::string_view user_key);
   // REQUIRES: Valid().
   void Next();
   // REQUIRES: Valid(). Views stay valid until the next move.

@@ -1,19 +1,24 @@
 // A small LSM key-value store on lsmbloom's public API.
 //
-// Writes go to a memtable (the newest entry of each key) under increasing
-// sequence numbers. Flush() writes the memtable out as a level-0 table
-// file. When level 0 holds l0_compaction_trigger files, they are merged
+// Writes are appended to a write-ahead log (wal.h), synced as
+// StoreOptions::wal_sync says, then applied to a memtable (the newest entry
+// of each key) under increasing sequence numbers. Flush() writes the
+// memtable out as a level-0 table file and starts a new log; the old one is
+// deleted once the MANIFEST lists the table. When level 0 holds l0_compaction_trigger files, they are merged
 // with the overlapping level-1 files into new level-1 files; a level >= 1
 // over its size budget pushes one file down a level the same way. Get()
 // asks the memtable, then an lsmbloom::TableSet, whose filters spare reads
 // of tables that do not have the key.
 //
-// The directory holds NNNNNN.sst table files, the MANIFEST (manifest.h)
-// that lists the live ones, and a LOCK file that keeps a second Store, in
-// this process or another, from opening it at the same time.
+// The directory holds NNNNNN.sst table files, NNNNNN.log write-ahead
+// logs, the MANIFEST (manifest.h) that lists the live tables and the first
+// log to replay, and a LOCK file that keeps a second Store, in this process
+// or another, from opening it at the same time (filenames.h). Open()
+// replays the logs into the memtable; a torn record at the end of a log
+// (a crash mid-write) ends the replay there and is reported in
+// recovery_notes(), while damage followed by intact records fails Open().
 //
-// There is no write-ahead log: writes made since the last flush are lost
-// unless Close() is called. Not thread-safe.
+// Not thread-safe.
 
 #ifndef KVSTORE_STORE_H_
 #define KVSTORE_STORE_H_
@@ -22,7 +27,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,15 +40,18 @@
 #include "lsmbloom/lookup/lookup.h"
 #include "lsmbloom/table/options.h"
 #include "lsmbloom/table/table_builder.h"
+#include "memtable.h"
+#include "wal.h"
+#include "write_batch.h"
 
 namespace kvstore {
 
 struct StoreOptions {
   // Create the directory (not its parents) and an empty store if missing.
   bool create_if_missing = true;
-  // Flush once the memtable holds this many keys, or about this many bytes.
-  size_t memtable_max_entries = 100000;
-  size_t memtable_max_bytes = 64 << 20;
+  // Flush once the memtable holds about this many bytes (keys, values and
+  // a per-entry overhead; MemTable::ApproximateBytes).
+  size_t memtable_max_bytes = 4 << 20;
   // Merge level 0 into level 1 once it has this many files.
   int l0_compaction_trigger = 4;
   // Compaction starts a new output file after about this many bytes.
@@ -55,7 +62,7 @@ struct StoreOptions {
   int level_size_multiplier = 10;
   // How table files are written (block size, filter policy, compression).
   lsmbloom::TableOptions table_options;
-  // Filter memory across levels (lsmbloom/lookup/filter_budget.h). If > 0, every
+  // Filter memory across levels (lsmbloom/filter_budget.h). If > 0, every
   // new table gets a blocked Bloom filter with the bits/key that
   // AllocateFilterMemory gives its level for this many bits per entry of
   // the whole store, recomputed from the levels' sizes at each flush and
@@ -64,6 +71,14 @@ struct StoreOptions {
   // table_options.filter_policy is used only to read. 0 (the default): every
   // table gets table_options.filter_policy.
   double filter_budget_bits_per_key = 0;
+  // Fixed filter bits/key per level: entry i for the tables of level i, the
+  // last entry for all deeper levels; 0 writes no filter there. Empty (the
+  // default): table_options.filter_policy everywhere. Ignored when
+  // filter_budget_bits_per_key is set.
+  std::vector<double> level_bits_per_key;
+  // When the write-ahead log is synced: before each write returns (the
+  // default), every so often, or never (wal.h).
+  WalSync wal_sync;
   // How lookups use the filters.
   lsmbloom::LookupOptions lookup_options;
   // Read table files through mmap rather than pread.
@@ -83,10 +98,15 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  // An error from the flush a write may trigger leaves the write in the
-  // memtable.
+  // A write is in the log, and so survives the process, once these return
+  // OK; durable against power loss as wal_sync says. An error from the
+  // flush a write may trigger leaves the write in the memtable and the log.
+  // After a failed log write, every later write fails: reopen the store.
   absl::Status Put(std::string_view key, std::string_view value);
   absl::Status Delete(std::string_view key);
+  // Applies all of `batch` or, after a crash, none of it. Sets its
+  // sequence number.
+  absl::Status Write(WriteBatch& batch);
 
   // The value of `key`, or nullopt if it has none (never written, or
   // deleted). An error only if a table could not be read.
@@ -95,6 +115,23 @@ class Store {
   // Writes the memtable to a level-0 file (if it has anything), then runs
   // the compactions that makes due.
   absl::Status Flush();
+
+  // Calls visit(key, value) for the live keys in [from, to) in ascending
+  // order, with each key's newest value; deleted keys are skipped. An empty
+  // `to` means no upper bound. Stops after `limit` keys (0: no limit) or
+  // when visit returns false. An error if a table could not be read.
+  struct ScanRange {
+    std::string from;
+    std::string to;
+    size_t limit = 0;
+  };
+  absl::Status Scan(const ScanRange& range,
+                    const std::function<bool(std::string_view key,
+                                             std::string_view value)>& visit) const;
+
+  // Flushes, then merges every level down into the deepest non-empty one
+  // (level 1 at least), which then holds each key once.
+  absl::Status CompactAll();
 
   // Merges all of `level` and the overlapping files of level + 1 into
   // level + 1 now, whatever the triggers say. REQUIRES: 0 <= level <
@@ -111,14 +148,12 @@ class Store {
   void ResetLookupStats() { tables_.ResetStats(); }
   uint64_t last_sequence() const { return last_sequence_; }
   size_t memtable_entries() const { return mem_.size(); }
+  size_t memtable_bytes() const { return mem_.ApproximateBytes(); }
   const std::string& dir() const { return dir_; }
+  // What Open() replayed from each log, and any torn tail it dropped.
+  const std::vector<std::string>& recovery_notes() const { return recovery_notes_; }
 
  private:
-  struct MemEntry {
-    uint64_t sequence = 0;
-    lsmbloom::EntryType type = lsmbloom::EntryType::kValue;
-    std::string value;
-  };
   // A table file being written; it appears under its name only once
   // finished.
   struct NewTable {
@@ -129,11 +164,16 @@ class Store {
 
   Store(std::string dir, const StoreOptions& options, std::unique_ptr<FileLock> lock);
 
+  absl::Status CheckOpen() const;
   absl::Status Recover();
-  // Deletes table files the MANIFEST does not list, and temporaries.
+  // Replays one log into the memtable, truncating a torn tail.
+  absl::Status ReplayLog(uint64_t number);
+  // Opens a new, empty log for the writes to come.
+  absl::Status StartLog();
+  // Deletes table files the MANIFEST does not list, logs it rules out, and
+  // temporaries.
   void RemoveLeftovers(const std::vector<std::string>& names);
-  absl::Status Write(std::string_view key, lsmbloom::EntryType type,
-                     std::string_view value);
+  void RemoveObsoleteLogs();
 
   absl::Status MaybeCompact();
   // Merges `inputs` (files of `level`) and the overlapping files of level
@@ -157,7 +197,6 @@ class Store {
   absl::Status Install(const std::vector<lsmbloom::TableFile>& removed,
                        const std::vector<lsmbloom::TableFile>& added);
   absl::Status SaveManifest() const;
-  std::string TableFileName(uint64_t number) const;
   // Removes files no longer in use. Failures are not errors: Open() removes
   // leftovers.
   void RemoveTables(const std::vector<lsmbloom::TableFile>& files) const;
@@ -166,8 +205,13 @@ class Store {
   const StoreOptions options_;
   std::unique_ptr<FileLock> lock_;  // Null once closed.
   lsmbloom::TableSet tables_;
-  std::map<std::string, MemEntry, std::less<>> mem_;
-  size_t mem_bytes_ = 0;
+  MemTable mem_;
+  std::unique_ptr<WalWriter> wal_;  // Null once closed.
+  uint64_t wal_number_ = 0;
+  // Logs numbered below this are in tables; recorded in the MANIFEST.
+  uint64_t log_number_ = 0;
+  absl::Status log_error_;  // Set by a failed append; ends writing.
+  std::vector<std::string> recovery_notes_;
   uint64_t last_sequence_ = 0;
   uint64_t next_file_number_ = 1;
   // Per level, the largest key of the file last pushed down from it, so

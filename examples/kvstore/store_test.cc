@@ -41,7 +41,8 @@ class StoreTest : public ::testing::Test {
   // Small everything, so a few thousand writes reach several levels.
   static StoreOptions SmallOptions() {
     StoreOptions options;
-    options.memtable_max_entries = 250;
+    options.wal_sync.mode = WalSync::Mode::kNever;  // Thousands of writes.
+    options.memtable_max_bytes = 250 * 103;  // 250 entries of k%05d and "v".
     options.target_file_size = 8 << 10;
     options.level1_max_bytes = 24 << 10;
     options.level_size_multiplier = 3;
@@ -52,7 +53,8 @@ class StoreTest : public ::testing::Test {
   // Nothing happens unless the test asks for it.
   static StoreOptions ManualOptions() {
     StoreOptions options;
-    options.memtable_max_entries = 1 << 20;
+    options.wal_sync.mode = WalSync::Mode::kNever;
+    options.memtable_max_bytes = size_t{1} << 30;
     options.l0_compaction_trigger = 1000;
     options.level1_max_bytes = uint64_t{1} << 40;
     return options;
@@ -225,7 +227,7 @@ TEST_F(StoreTest, ReopenKeepsDataAndContinuesSequenceNumbers) {
   EXPECT_EQ(GetOrDie(*store, "c"), "3");
 }
 
-TEST_F(StoreTest, WithoutCloseOnlyUnflushedWritesAreLostAndLeftoversGo) {
+TEST_F(StoreTest, WithoutCloseUnflushedWritesComeBackFromTheLogAndLeftoversGo) {
   const StoreOptions options = ManualOptions();
   {
     std::unique_ptr<Store> store = OpenStore(options);
@@ -243,7 +245,7 @@ TEST_F(StoreTest, WithoutCloseOnlyUnflushedWritesAreLostAndLeftoversGo) {
   std::unique_ptr<Store> store = OpenStore(options);
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(GetOrDie(*store, "x"), "1");
-  EXPECT_EQ(GetOrDie(*store, "y"), std::nullopt);
+  EXPECT_EQ(GetOrDie(*store, "y"), "2");  // From the write-ahead log.
   EXPECT_EQ(FilesOnDisk(), LiveFiles(*store));
   EXPECT_FALSE(fs::exists(fs::path(dir_) / "000778.sst.tmp"));
   EXPECT_FALSE(fs::exists(fs::path(dir_) / "MANIFEST.tmp"));
@@ -387,7 +389,7 @@ TEST_F(StoreTest, BinaryKeysSortAsTheTablesDo) {
 
 TEST_F(StoreTest, FiltersRuleOutAbsentKeys) {
   StoreOptions options = SmallOptions();
-  options.memtable_max_entries = 2000;
+  options.memtable_max_bytes = 2000 * 100;
   std::unique_ptr<Store> store = OpenStore(options);
   ASSERT_NE(store, nullptr);
   for (int i = 0; i < 20000; ++i) ASSERT_TRUE(store->Put(Key(i), "v").ok());
@@ -442,7 +444,7 @@ TEST_F(StoreTest, FilterBudgetGivesSmallLevelsMoreBitsAndKeepsEveryAnswer) {
   // Files of a few thousand entries: in smaller ones the rounding of each
   // filter to whole 64-byte blocks outweighs the split.
   StoreOptions options = SmallOptions();
-  options.memtable_max_entries = 2000;
+  options.memtable_max_bytes = 2000 * 100;
   options.target_file_size = 48 << 10;
   options.level1_max_bytes = 128 << 10;
   options.level_size_multiplier = 4;

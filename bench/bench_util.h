@@ -8,8 +8,8 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -47,14 +47,13 @@ inline void AddMachineContext() {
   }
   benchmark::AddCustomContext("cpu_model", model);
   benchmark::AddCustomContext("compiler", "gcc " __VERSION__);
-  benchmark::AddCustomContext(
-      "build_flags",
+  benchmark::AddCustomContext("build_flags",
 #ifdef NDEBUG
-      "-O2 -DNDEBUG (bazel -c opt), "
+                              "-O2 -DNDEBUG (bazel -c opt), "
 #else
-      "assertions on (not -c opt), "
+                               "assertions on (not -c opt), "
 #endif
-      "-std=c++17, no -march: SIMD by Highway runtime dispatch");
+                              "-std=c++17, no -march: SIMD by Highway runtime dispatch");
 }
 
 }  // namespace bench

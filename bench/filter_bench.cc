@@ -17,8 +17,8 @@
 // LSMBLOOM_BENCH_MAX_KEYS caps n (default 10^8).
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -127,9 +127,8 @@ const flb::Filter& FlbFilter(bool avx2, size_t n) {
 }
 
 double FlbFpr(bool avx2, const flb::Filter& f) {
-  const size_t maybe =
-      avx2 ? flb::avx2::CountKeys(f, Flat(Absent()), kKeyBytes, kProbeKeys)
-           : flb::portable::CountKeys(f, Flat(Absent()), kKeyBytes, kProbeKeys);
+  const size_t maybe = avx2 ? flb::avx2::CountKeys(f, Flat(Absent()), kKeyBytes, kProbeKeys)
+                            : flb::portable::CountKeys(f, Flat(Absent()), kKeyBytes, kProbeKeys);
   return static_cast<double>(maybe) / kProbeKeys;
 }
 
@@ -149,8 +148,7 @@ double OurFpr(const BlockedBloomReader& reader) {
 double LevelDbFpr(const std::string& filter) {
   size_t fp = 0;
   for (size_t i = 0; i < kProbeKeys; ++i) {
-    fp += LevelDbPolicy().KeyMayMatch(
-        leveldb::Slice(Absent()[i].data(), kKeyBytes), filter);
+    fp += LevelDbPolicy().KeyMayMatch(leveldb::Slice(Absent()[i].data(), kKeyBytes), filter);
   }
   return static_cast<double>(fp) / kProbeKeys;
 }
@@ -208,8 +206,7 @@ void BM_Build_Flb(benchmark::State& state, bool avx2) {
 // ---- Single queries from keys: hashing included. ----
 
 template <typename MayMatch>
-void RunKeyQueries(benchmark::State& state, const KeySet& probes,
-                   MayMatch may_match) {
+void RunKeyQueries(benchmark::State& state, const KeySet& probes, MayMatch may_match) {
   const size_t count = std::min(probes.size(), kProbeKeys);
   size_t next = 0, hits = 0;
   for (auto _ : state) {
@@ -228,8 +225,7 @@ void BM_QueryAbsentKey_Lsmbloom(benchmark::State& state) {
 
 void BM_QueryPresentKey_Lsmbloom(benchmark::State& state) {
   const BlockedBloomReader& r = OurFilter(state.range(0));
-  RunKeyQueries(state, Present(state.range(0)),
-                [&](std::string_view k) { return r.MayMatch(k); });
+  RunKeyQueries(state, Present(state.range(0)), [&](std::string_view k) { return r.MayMatch(k); });
 }
 
 void BM_QueryAbsentKey_LevelDb(benchmark::State& state) {
@@ -311,9 +307,8 @@ void BM_QueryAbsentHash_Lsmbloom(benchmark::State& state) {
 void BM_QueryAbsentHash_LsmbloomInline(benchmark::State& state) {
   const BlockedBloomView view = OurFilter(state.range(0)).view();
   const std::vector<uint64_t>& hashes = AbsentHashes();
-  RunChunks(state, hashes.size(), [&](size_t first) {
-    return CountHashesInline(view, &hashes[first], kChunk);
-  });
+  RunChunks(state, hashes.size(),
+            [&](size_t first) { return CountHashesInline(view, &hashes[first], kChunk); });
 }
 
 void BM_QueryAbsentHash_Flb(benchmark::State& state, bool avx2) {
@@ -385,8 +380,7 @@ void BM_QueryAbsentBatch_Lsmbloom(benchmark::State& state) {
 }
 
 void BM_QueryPresentBatch_Lsmbloom(benchmark::State& state) {
-  RunBatchQueries(state, Reopened(OurFilter(state.range(0))),
-                  PresentHashes(state.range(0)));
+  RunBatchQueries(state, Reopened(OurFilter(state.range(0))), PresentHashes(state.range(0)));
 }
 
 // ---- Accuracy: FPR against bits/key, with the models as counters. ----
@@ -396,9 +390,7 @@ constexpr size_t kFprKeys = 1000000;
 // Absent keys for the accuracy runs: 10^7 (so that two filters' rates can be
 // told apart to about 2 sigma = 0.006 percentage points at 1%), or 2^20 when
 // n is capped (--quick).
-const KeySet& FprAbsent() {
-  return Keys(2, MaxKeys() >= 10000000 ? 10000000 : kProbeKeys);
-}
+const KeySet& FprAbsent() { return Keys(2, MaxKeys() >= 10000000 ? 10000000 : kProbeKeys); }
 
 void SetAbsentCount(benchmark::State& state) {
   state.counters["absent_keys"] = static_cast<double>(FprAbsent().size());
@@ -424,8 +416,8 @@ void BM_Fpr_Lsmbloom(benchmark::State& state) {
     const std::string filter = *builder->Finish();
     const BlockedBloomReader reader = *BlockedBloomReader::Open(filter);
     const KeySet& absent = FprAbsent();
-    fpr = static_cast<double>(CountKeysInline(reader.view(), Flat(absent), kKeyBytes,
-                                              absent.size())) /
+    fpr = static_cast<double>(
+              CountKeysInline(reader.view(), Flat(absent), kKeyBytes, absent.size())) /
           absent.size();
     k = reader.geometry().num_probes;
   }
@@ -483,9 +475,8 @@ void BM_Fpr_Flb(benchmark::State& state) {
   for (auto _ : state) {
     flb::Filter f = BuildFlb(avx2, Present(kFprKeys), kFprKeys, millibits);
     const KeySet& absent = FprAbsent();
-    const size_t maybe =
-        avx2 ? flb::avx2::CountKeys(f, Flat(absent), kKeyBytes, absent.size())
-             : flb::portable::CountKeys(f, Flat(absent), kKeyBytes, absent.size());
+    const size_t maybe = avx2 ? flb::avx2::CountKeys(f, Flat(absent), kKeyBytes, absent.size())
+                              : flb::portable::CountKeys(f, Flat(absent), kKeyBytes, absent.size());
     fpr = static_cast<double>(maybe) / absent.size();
     bits = 512.0 * f.num_lines / kFprKeys;
     k = f.num_probes;
@@ -514,8 +505,7 @@ void OnTarget(benchmark::State& state, const std::string& target, Fn fn) {
 }  // namespace
 
 void RegisterAll() {
-  const std::vector<int64_t> sizes =
-      KeyCounts({10000, 100000, 1000000, 10000000, 100000000});
+  const std::vector<int64_t> sizes = KeyCounts({10000, 100000, 1000000, 10000000, 100000000});
   auto per_size = [&](const char* name, void (*fn)(benchmark::State&)) {
     auto* b = benchmark::RegisterBenchmark(name, fn);
     for (int64_t n : sizes) b->Arg(n);
@@ -536,9 +526,9 @@ void RegisterAll() {
 
   per_size("BM_Build_Lsmbloom", BM_Build_Lsmbloom)->Unit(benchmark::kMillisecond);
   for (const FlbVariant& v : flb_variants) {
-    per_size_fn(std::string("BM_Build_") + v.suffix,
-                [v](benchmark::State& s) { BM_Build_Flb(s, v.avx2); })
-        ->Unit(benchmark::kMillisecond);
+    per_size_fn(std::string("BM_Build_") + v.suffix, [v](benchmark::State& s) {
+      BM_Build_Flb(s, v.avx2);
+    })->Unit(benchmark::kMillisecond);
   }
   per_size("BM_Build_LevelDb", BM_Build_LevelDb)->Unit(benchmark::kMillisecond);
 
@@ -546,13 +536,11 @@ void RegisterAll() {
     const std::string what = present ? "BM_QueryPresentKey_" : "BM_QueryAbsentKey_";
     per_size(present ? "BM_QueryPresentKey_Lsmbloom" : "BM_QueryAbsentKey_Lsmbloom",
              present ? BM_QueryPresentKey_Lsmbloom : BM_QueryAbsentKey_Lsmbloom);
-    per_size_fn(what + "LsmbloomInline", [present](benchmark::State& s) {
-      BM_QueryKey_LsmbloomInline(s, present);
-    });
+    per_size_fn(what + "LsmbloomInline",
+                [present](benchmark::State& s) { BM_QueryKey_LsmbloomInline(s, present); });
     for (const FlbVariant& v : flb_variants) {
-      per_size_fn(what + v.suffix, [v, present](benchmark::State& s) {
-        BM_QueryKey_Flb(s, v.avx2, present);
-      });
+      per_size_fn(what + v.suffix,
+                  [v, present](benchmark::State& s) { BM_QueryKey_Flb(s, v.avx2, present); });
     }
     per_size(present ? "BM_QueryPresentKey_LevelDb" : "BM_QueryAbsentKey_LevelDb",
              present ? BM_QueryPresentKey_LevelDb : BM_QueryAbsentKey_LevelDb);
@@ -565,8 +553,8 @@ void RegisterAll() {
                 [v](benchmark::State& s) { BM_QueryAbsentHash_Flb(s, v.avx2); });
   }
 
-  auto* batch = benchmark::RegisterBenchmark("BM_QueryAbsentBatch_Lsmbloom",
-                                             BM_QueryAbsentBatch_Lsmbloom);
+  auto* batch =
+      benchmark::RegisterBenchmark("BM_QueryAbsentBatch_Lsmbloom", BM_QueryAbsentBatch_Lsmbloom);
   for (int64_t n : sizes) {
     for (int64_t b : {8, 32, 128, 1024}) batch->Args({n, b});
   }
@@ -578,8 +566,8 @@ void RegisterAll() {
       for (int64_t b : {8, 32, 128, 1024}) flb_batch->Args({n, b});
     }
   }
-  auto* present_batch = benchmark::RegisterBenchmark(
-      "BM_QueryPresentBatch_Lsmbloom", BM_QueryPresentBatch_Lsmbloom);
+  auto* present_batch =
+      benchmark::RegisterBenchmark("BM_QueryPresentBatch_Lsmbloom", BM_QueryPresentBatch_Lsmbloom);
   for (int64_t n : sizes) present_batch->Args({n, 128});
   for (auto* fpr : {benchmark::RegisterBenchmark("BM_Fpr_Lsmbloom", BM_Fpr_Lsmbloom),
                     benchmark::RegisterBenchmark("BM_Fpr_Flb", BM_Fpr_Flb),
@@ -598,21 +586,15 @@ void RegisterAll() {
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(
         ("BM_QueryAbsentHash_Lsmbloom" + suffix).c_str(),
-        [target](benchmark::State& s) {
-          OnTarget(s, target, BM_QueryAbsentHash_Lsmbloom);
-        })
+        [target](benchmark::State& s) { OnTarget(s, target, BM_QueryAbsentHash_Lsmbloom); })
         ->Arg(1000000);
     benchmark::RegisterBenchmark(
         ("BM_QueryAbsentHash_LsmbloomInline" + suffix).c_str(),
-        [target](benchmark::State& s) {
-          OnTarget(s, target, BM_QueryAbsentHash_LsmbloomInline);
-        })
+        [target](benchmark::State& s) { OnTarget(s, target, BM_QueryAbsentHash_LsmbloomInline); })
         ->Arg(1000000);
     benchmark::RegisterBenchmark(
         ("BM_QueryAbsentBatch_Lsmbloom" + suffix).c_str(),
-        [target](benchmark::State& s) {
-          OnTarget(s, target, BM_QueryAbsentBatch_Lsmbloom);
-        })
+        [target](benchmark::State& s) { OnTarget(s, target, BM_QueryAbsentBatch_Lsmbloom); })
         ->Args({1000000, 32});
     // Identical bytes on every target, so identical FPR: measured to show it.
     benchmark::RegisterBenchmark(

@@ -5,9 +5,9 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "bench/inline_loops.cc"
-#include "hwy/foreach_target.h"  // IWYU pragma: keep
-
 #include "bench/inline_loops.h"
+
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "lsmbloom/filter/blocked_bloom-inl.h"
 #include "lsmbloom/filter/key_hash-inl.h"
@@ -17,30 +17,27 @@ namespace lsmbloom {
 namespace bench {
 namespace HWY_NAMESPACE {
 
-size_t CountHashesInline(const BlockedBloomView& filter, const uint64_t* hashes,
-                         size_t n) {
+size_t CountHashesInline(const BlockedBloomView& filter, const uint64_t* hashes, size_t n) {
   const lsmbloom::HWY_NAMESPACE::BlockedBloomProber prober(filter);
   size_t maybe = 0;
   for (size_t i = 0; i < n; ++i) maybe += prober.MayMatchHash(hashes[i]);
   return maybe;
 }
 
-void ProbeHashesInline(const BlockedBloomView& filter, const uint64_t* hashes,
-                       size_t n, bool* out) {
+void ProbeHashesInline(const BlockedBloomView& filter, const uint64_t* hashes, size_t n,
+                       bool* out) {
   const lsmbloom::HWY_NAMESPACE::BlockedBloomProber prober(filter);
   for (size_t i = 0; i < n; ++i) out[i] = prober.MayMatchHash(hashes[i]);
 }
 
 // flatten: XXH3's entry point is too large for GCC to inline by itself; the
 // FLB loop it is measured against is flattened alike.
-__attribute__((flatten)) size_t CountKeysInline(const BlockedBloomView& filter,
-                                                const char* keys, size_t key_size,
-                                                size_t n) {
+__attribute__((flatten)) size_t CountKeysInline(const BlockedBloomView& filter, const char* keys,
+                                                size_t key_size, size_t n) {
   const lsmbloom::HWY_NAMESPACE::BlockedBloomProber prober(filter);
   size_t maybe = 0;
   for (size_t i = 0; i < n; ++i) {
-    maybe += prober.MayMatchHash(
-        KeyHashInline(std::string_view(keys + i * key_size, key_size)));
+    maybe += prober.MayMatchHash(KeyHashInline(std::string_view(keys + i * key_size, key_size)));
   }
   return maybe;
 }
@@ -59,18 +56,17 @@ HWY_EXPORT(CountHashesInline);
 HWY_EXPORT(CountKeysInline);
 HWY_EXPORT(ProbeHashesInline);
 
-size_t CountHashesInline(const BlockedBloomView& filter, const uint64_t* hashes,
-                         size_t n) {
+size_t CountHashesInline(const BlockedBloomView& filter, const uint64_t* hashes, size_t n) {
   return HWY_DYNAMIC_DISPATCH(CountHashesInline)(filter, hashes, n);
 }
 
-void ProbeHashesInline(const BlockedBloomView& filter, const uint64_t* hashes,
-                       size_t n, bool* out) {
+void ProbeHashesInline(const BlockedBloomView& filter, const uint64_t* hashes, size_t n,
+                       bool* out) {
   HWY_DYNAMIC_DISPATCH(ProbeHashesInline)(filter, hashes, n, out);
 }
 
-size_t CountKeysInline(const BlockedBloomView& filter, const char* keys,
-                       size_t key_size, size_t n) {
+size_t CountKeysInline(const BlockedBloomView& filter, const char* keys, size_t key_size,
+                       size_t n) {
   return HWY_DYNAMIC_DISPATCH(CountKeysInline)(filter, keys, key_size, n);
 }
 

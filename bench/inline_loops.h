@@ -13,16 +13,13 @@ namespace lsmbloom {
 namespace bench {
 
 // How many of the hashes may match.
-size_t CountHashesInline(const BlockedBloomView& filter, const uint64_t* hashes,
-                         size_t n);
+size_t CountHashesInline(const BlockedBloomView& filter, const uint64_t* hashes, size_t n);
 
 // out[i] = whether hashes[i] may match.
-void ProbeHashesInline(const BlockedBloomView& filter, const uint64_t* hashes,
-                       size_t n, bool* out);
+void ProbeHashesInline(const BlockedBloomView& filter, const uint64_t* hashes, size_t n, bool* out);
 
 // How many of the keys may match, each hashed by KeyHashInline (default spec).
-size_t CountKeysInline(const BlockedBloomView& filter, const char* keys,
-                       size_t key_size, size_t n);
+size_t CountKeysInline(const BlockedBloomView& filter, const char* keys, size_t key_size, size_t n);
 
 }  // namespace bench
 }  // namespace lsmbloom

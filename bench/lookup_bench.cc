@@ -266,8 +266,8 @@ leveldb::DB* Level() {
     leveldb::Status s = leveldb::DB::Open(options, TheData().dir + "/leveldb", &d);
     if (!s.ok()) Die(s.ToString());
     WriteAll([&](const std::string& k, bool tombstone, const std::string& v) {
-      leveldb::Status st = tombstone ? d->Delete(leveldb::WriteOptions(), k)
-                                     : d->Put(leveldb::WriteOptions(), k, v);
+      leveldb::Status st =
+          tombstone ? d->Delete(leveldb::WriteOptions(), k) : d->Put(leveldb::WriteOptions(), k, v);
       if (!st.ok()) Die(st.ToString());
     });
     // LevelDB has no "compactions pending" property: wait until the file
@@ -423,9 +423,9 @@ void RegisterAll() {
       ->Arg(static_cast<int64_t>(NumKeys()));
   for (bool deep : {false, true}) {
     for (bool budgeted : {false, true}) {
-      const std::string name = absl::StrCat("BM_GetAbsent_FilterMemory_",
-                                            deep ? "DeepShape" : "StandardShape", "_",
-                                            budgeted ? "Budgeted" : "Uniform10");
+      const std::string name =
+          absl::StrCat("BM_GetAbsent_FilterMemory_", deep ? "DeepShape" : "StandardShape", "_",
+                       budgeted ? "Budgeted" : "Uniform10");
       benchmark::RegisterBenchmark(name.c_str(), [deep, budgeted](benchmark::State& s) {
         GetAbsentBudget(s, deep, budgeted);
       })->Arg(static_cast<int64_t>(NumKeys()));

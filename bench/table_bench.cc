@@ -35,9 +35,12 @@ const std::vector<std::string>& SortedKeys(size_t n) {
 
 std::shared_ptr<const FilterPolicy> Policy(int which) {
   switch (which) {
-    case 0: return nullptr;
-    case 1: return DefaultFilterPolicy();
-    default: return *NewClassicBloomPolicy(10);
+    case 0:
+      return nullptr;
+    case 1:
+      return DefaultFilterPolicy();
+    default:
+      return *NewClassicBloomPolicy(10);
   }
 }
 
@@ -81,8 +84,8 @@ void RunGets(benchmark::State& state, int policy, bool present) {
   const KeySet& absent = Keys(2, 1 << 16);
   size_t i = 0, found = 0;
   for (auto _ : state) {
-    const std::string_view key = present ? std::string_view(keys[(i * 7919) % n])
-                                         : absent[i & 0xffff];
+    const std::string_view key =
+        present ? std::string_view(keys[(i * 7919) % n]) : absent[i & 0xffff];
     absl::StatusOr<LookupResult> r = table.Get(key);
     found += r.ok() && r->kind == LookupResult::Kind::kFound;
     ++i;
@@ -99,15 +102,13 @@ void RegisterAll() {
       {"NoFilter", kNoFilter}, {"Lsmbloom", kBlocked}, {"ClassicBloom", kClassic}};
   for (const auto& [name, policy] : impls) {
     const int p = policy;
-    auto* build = benchmark::RegisterBenchmark(
-        (std::string("BM_TableBuild_") + name).c_str(),
-        [p](benchmark::State& s) { TableBuild(s, p); });
-    auto* present = benchmark::RegisterBenchmark(
-        (std::string("BM_TableGetPresent_") + name).c_str(),
-        [p](benchmark::State& s) { RunGets(s, p, true); });
-    auto* absent = benchmark::RegisterBenchmark(
-        (std::string("BM_TableGetAbsent_") + name).c_str(),
-        [p](benchmark::State& s) { RunGets(s, p, false); });
+    auto* build = benchmark::RegisterBenchmark((std::string("BM_TableBuild_") + name).c_str(),
+                                               [p](benchmark::State& s) { TableBuild(s, p); });
+    auto* present =
+        benchmark::RegisterBenchmark((std::string("BM_TableGetPresent_") + name).c_str(),
+                                     [p](benchmark::State& s) { RunGets(s, p, true); });
+    auto* absent = benchmark::RegisterBenchmark((std::string("BM_TableGetAbsent_") + name).c_str(),
+                                                [p](benchmark::State& s) { RunGets(s, p, false); });
     build->Unit(benchmark::kMillisecond);
     for (int64_t n : sizes) {
       build->Arg(n);

@@ -30,8 +30,8 @@ std::vector<Entry> UniformEntries(const std::string& value_tag = "v") {
   std::vector<Entry> entries;
   for (int i = 0; i < 5000; ++i) {
     char value[64];
-    std::snprintf(value, sizeof(value), "%s-%08d-%08d-padding-padding", value_tag.c_str(),
-                  i, i * 7919 % 100000);
+    std::snprintf(value, sizeof(value), "%s-%08d-%08d-padding-padding", value_tag.c_str(), i,
+                  i * 7919 % 100000);
     entries.push_back({testing::TableKey(i), 5, EntryType::kValue, value});
   }
   return entries;
@@ -107,9 +107,9 @@ TEST(BlockPlacementTest, SwappedSameSizeDataBlocksAreDataLossNamingEachBlock) {
       // The verifier's check says which place each block was written for.
       absl::Status s = CheckDataBlock(**table, {a.begin, a.block_size()});
       EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
-      EXPECT_NE(s.message().find("misplaced: intact, but written for offset " +
-                                 std::to_string(b.begin)),
-                std::string::npos)
+      EXPECT_NE(
+          s.message().find("misplaced: intact, but written for offset " + std::to_string(b.begin)),
+          std::string::npos)
           << s;
     }
   }
@@ -192,8 +192,7 @@ TEST(BlockPlacementTest, BlockFromAnotherTableAtTheSameOffsetIsRefused) {
         EXPECT_EQ(table.status().message().find(expected), 0u) << table.status();
       }
     }
-    EXPECT_EQ(kinds, (std::set<std::string>{"data", "filter", "properties", "metaindex",
-                                            "index"}));
+    EXPECT_EQ(kinds, (std::set<std::string>{"data", "filter", "properties", "metaindex", "index"}));
   }
 }
 
@@ -271,8 +270,8 @@ TEST(BlockPlacementTest, EveryTableGetsItsOwnNonZeroUniqueId) {
 std::string GoldenTable() {
   std::vector<Entry> entries;
   for (int i = 0; i < 200; ++i) {
-    entries.push_back({testing::TableKey(i), 9, i % 11 == 0 ? EntryType::kDeletion
-                                                            : EntryType::kValue,
+    entries.push_back({testing::TableKey(i), 9,
+                       i % 11 == 0 ? EntryType::kDeletion : EntryType::kValue,
                        i % 11 == 0 ? "" : "value" + std::to_string(i)});
   }
   TableOptions options;
@@ -325,8 +324,7 @@ TEST(BlockPlacementTest, EveryTrailerIsAsDocumentedWithEveryCompression) {
   for (Compression c : kAllCompressions) {
     TableOptions options = WithCompression(c);
     options.unique_id = 0xfeedfacecafef00dull;
-    ExpectTrailersAsDocumented(testing::BuildTable(UniformEntries(), options),
-                               options.unique_id);
+    ExpectTrailersAsDocumented(testing::BuildTable(UniformEntries(), options), options.unique_id);
   }
 }
 
@@ -349,8 +347,7 @@ TEST(BlockPlacementTest, GoldenFooterAndTrailers) {
     return Hex(std::string_view(file).substr(r.end - testing::kTrailerSize, 9));
   };
   EXPECT_EQ(trailer_hex(data[0]), kGoldenFirstDataTrailer);
-  EXPECT_EQ(trailer_hex(testing::RegionsNamed(regions, "metaindex")[0]),
-            kGoldenMetaIndexTrailer);
+  EXPECT_EQ(trailer_hex(testing::RegionsNamed(regions, "metaindex")[0]), kGoldenMetaIndexTrailer);
   EXPECT_EQ(trailer_hex(testing::RegionsNamed(regions, "index")[0]), kGoldenIndexTrailer);
 }
 

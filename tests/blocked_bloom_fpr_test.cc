@@ -49,8 +49,8 @@ TEST_P(BlockedBloomFprTest, MeasuredFprOfAbsentKeysMatchesBlockedModel) {
   ASSERT_TRUE(reader.ok()) << reader.status();
 
   const double p = reader->geometry().predicted_fpr();
-  const uint64_t probes = std::min<uint64_t>(
-      100000000, static_cast<uint64_t>(std::ceil(40000 / p)));
+  const uint64_t probes =
+      std::min<uint64_t>(100000000, static_cast<uint64_t>(std::ceil(40000 / p)));
   // Probe in batches: hashing dominates, and batches exercise the SIMD path.
   constexpr size_t kBatch = 4096;
   std::vector<uint64_t> hashes(kBatch);
@@ -61,27 +61,24 @@ TEST_P(BlockedBloomFprTest, MeasuredFprOfAbsentKeysMatchesBlockedModel) {
     for (size_t j = 0; j < n; ++j) {
       hashes[j] = KeyHash(MakeKey(c.shape, 2, done + j));
     }
-    reader->MayMatchBatch(absl::MakeConstSpan(hashes.data(), n),
-                          absl::MakeSpan(answers, n));
+    reader->MayMatchBatch(absl::MakeConstSpan(hashes.data(), n), absl::MakeSpan(answers, n));
     for (size_t j = 0; j < n; ++j) false_positives += answers[j];
   }
   const double measured = static_cast<double>(false_positives) / probes;
   const double sigma = std::sqrt(p * (1 - p) / probes);
   const double tolerance = 0.02 * p + 4 * sigma;
-  const double mean_fill = BlockedBloomFprMeanFill(
-      reader->geometry().bits_per_key(), reader->geometry().num_probes);
-  std::printf("%-18s %4.1f bits/key k=%2d: measured %.5f%%, model %.5f%% "
-              "(%+.2f%%, tolerance %.2f%%), mean-fill bound %.5f%% (%+.2f%%), "
-              "%llu absent keys\n",
-              testing::ShapeName(c.shape), c.bits_per_key,
-              reader->geometry().num_probes, 100 * measured, 100 * p,
-              100 * (measured - p) / p, 100 * tolerance / p, 100 * mean_fill,
-              100 * (measured - mean_fill) / mean_fill,
-              static_cast<unsigned long long>(probes));
+  const double mean_fill =
+      BlockedBloomFprMeanFill(reader->geometry().bits_per_key(), reader->geometry().num_probes);
+  std::printf(
+      "%-18s %4.1f bits/key k=%2d: measured %.5f%%, model %.5f%% "
+      "(%+.2f%%, tolerance %.2f%%), mean-fill bound %.5f%% (%+.2f%%), "
+      "%llu absent keys\n",
+      testing::ShapeName(c.shape), c.bits_per_key, reader->geometry().num_probes, 100 * measured,
+      100 * p, 100 * (measured - p) / p, 100 * tolerance / p, 100 * mean_fill,
+      100 * (measured - mean_fill) / mean_fill, static_cast<unsigned long long>(probes));
   EXPECT_NEAR(measured, p, tolerance);
   // And the model itself is the blocked optimum at this bits/key.
-  EXPECT_EQ(reader->geometry().num_probes,
-            OptimalBlockedProbes(c.bits_per_key));
+  EXPECT_EQ(reader->geometry().num_probes, OptimalBlockedProbes(c.bits_per_key));
 }
 
 std::vector<FprCase> AllCases() {
@@ -96,13 +93,12 @@ std::vector<FprCase> AllCases() {
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    BitsPerKey, BlockedBloomFprTest, ::testing::ValuesIn(AllCases()),
-    [](const ::testing::TestParamInfo<FprCase>& info) {
-      return std::string(testing::ShapeName(info.param.shape)) + "_" +
-             std::to_string(static_cast<int>(info.param.bits_per_key)) +
-             "_bits";
-    });
+INSTANTIATE_TEST_SUITE_P(BitsPerKey, BlockedBloomFprTest, ::testing::ValuesIn(AllCases()),
+                         [](const ::testing::TestParamInfo<FprCase>& info) {
+                           return std::string(testing::ShapeName(info.param.shape)) + "_" +
+                                  std::to_string(static_cast<int>(info.param.bits_per_key)) +
+                                  "_bits";
+                         });
 
 }  // namespace
 }  // namespace lsmbloom

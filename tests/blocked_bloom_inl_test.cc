@@ -49,8 +49,7 @@ TEST_F(BlockedBloomInlTest, InlinedProbeAnswersLikeTheReferenceOnEveryTarget) {
       bench::ProbeHashesInline(view, absent.data(), absent.size(), answers.get());
       size_t mismatches = 0, maybes = 0;
       for (size_t i = 0; i < absent.size(); ++i) {
-        const bool expected = internal::ReferenceProbe(view.bits, view.num_blocks,
-                                                       k, absent[i]);
+        const bool expected = internal::ReferenceProbe(view.bits, view.num_blocks, k, absent[i]);
         maybes += expected;
         mismatches += answers[i] != expected;
       }
@@ -74,8 +73,7 @@ TEST_F(BlockedBloomInlTest, EmptyFilterMatchesNothing) {
   for (const std::string& target : AvailableSimdTargets()) {
     ASSERT_TRUE(PinSimdTarget(target).ok());
     std::unique_ptr<bool[]> out(new bool[probes.size()]);
-    bench::ProbeHashesInline(reader->view(), probes.data(), probes.size(),
-                                   out.get());
+    bench::ProbeHashesInline(reader->view(), probes.data(), probes.size(), out.get());
     for (size_t i = 0; i < probes.size(); ++i) EXPECT_FALSE(out[i]) << target;
   }
 }

@@ -129,8 +129,8 @@ TEST(BlockedBloomTest, LargeFiltersBuiltInGroupsMatchTheReference) {
   const FilterGeometry& g = reader->geometry();
   ASSERT_GT(g.bit_bytes(), uint64_t{32} << 20);
   std::string expected(g.bit_bytes(), '\0');
-  internal::ReferenceAdd(reinterpret_cast<uint8_t*>(&expected[0]), g.num_blocks,
-                         g.num_probes, hashes.data(), hashes.size());
+  internal::ReferenceAdd(reinterpret_cast<uint8_t*>(&expected[0]), g.num_blocks, g.num_probes,
+                         hashes.data(), hashes.size());
   EXPECT_TRUE(reader->bits() == expected);
 }
 
@@ -156,8 +156,7 @@ TEST(BlockedBloomTest, NonUniformHashesLoseNoKey) {
 
 TEST(BlockedBloomTest, PolicyBuildersTakeHashesOrKeysAlike) {
   const auto keys = testing::MakeKeys(KeyShape::kRandom16, 3, 20000);
-  for (const auto& policy :
-       {DefaultFilterPolicy(), *NewClassicBloomPolicy(10)}) {
+  for (const auto& policy : {DefaultFilterPolicy(), *NewClassicBloomPolicy(10)}) {
     auto by_key = policy->NewBuilder();
     auto by_hash = policy->NewBuilder();
     ASSERT_NE(by_hash->hash_spec(), nullptr) << policy->Name();

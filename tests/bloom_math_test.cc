@@ -46,8 +46,7 @@ TEST(BloomMathTest, ExactModelMatchesBruteForceOnATinyBlock) {
   for (int l = 0; l < 80; ++l) {
     const double t = k * l;
     const double ex = B * (1 - std::pow(1 - 1 / B, t));
-    const double exx =
-        B * (B - 1) * (1 - 2 * std::pow(1 - 1 / B, t) + std::pow(1 - 2 / B, t));
+    const double exx = B * (B - 1) * (1 - 2 * std::pow(1 - 1 / B, t) + std::pow(1 - 2 / B, t));
     expect += pois(B / b, l) * (ex + exx) / (B * B);
   }
   EXPECT_NEAR(BlockedBloomFpr(b, k, 16), expect, 1e-12);

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -52,7 +52,9 @@ class FaultyRandomAccessFile : public RandomAccessFile {
   enum class Mode { kError, kShort };
   FaultyRandomAccessFile(std::string contents, uint64_t bad_from, uint64_t bad_to, Mode mode)
       : inner_(NewMemRandomAccessFile(std::move(contents))),
-        bad_from_(bad_from), bad_to_(bad_to), mode_(mode) {}
+        bad_from_(bad_from),
+        bad_to_(bad_to),
+        mode_(mode) {}
   uint64_t Size() const override { return inner_->Size(); }
   absl::Status Read(uint64_t offset, size_t n, char* scratch,
                     std::string_view* result) const override {
@@ -77,8 +79,7 @@ class FaultyRandomAccessFile : public RandomAccessFile {
 // extent), from this file or another.
 class MisdirectedRandomAccessFile : public RandomAccessFile {
  public:
-  MisdirectedRandomAccessFile(std::string contents, uint64_t at, std::string source,
-                              uint64_t from)
+  MisdirectedRandomAccessFile(std::string contents, uint64_t at, std::string source, uint64_t from)
       : contents_(std::move(contents)), at_(at), source_(std::move(source)), from_(from) {}
   uint64_t Size() const override { return contents_.size(); }
   absl::Status Read(uint64_t offset, size_t n, char* scratch,
@@ -159,8 +160,8 @@ TEST(FaultInjectionTest, ReadErrorsAndShortReadsAreErrorsNeverWrongAnswers) {
   for (int trial = 0; trial < 120; ++trial) {
     const uint64_t from = rng() % bytes.size();
     const uint64_t to = from + 1 + rng() % 512;
-    const auto mode = trial % 2 ? FaultyRandomAccessFile::Mode::kError
-                                : FaultyRandomAccessFile::Mode::kShort;
+    const auto mode =
+        trial % 2 ? FaultyRandomAccessFile::Mode::kError : FaultyRandomAccessFile::Mode::kShort;
     auto table = Table::Open(std::make_unique<FaultyRandomAccessFile>(bytes, from, to, mode));
     if (!table.ok()) continue;  // A clear error at open is a fine outcome.
     for (size_t i = 0; i < entries.size(); ++i) {
@@ -210,8 +211,8 @@ TEST(FaultInjectionTest, ReadsServedFromAnotherOffsetOrFileAreErrorsNeverWrongAn
     }
     for (const auto& [source, from] : sources) {
       ++misdirected;
-      auto table = Table::Open(std::make_unique<MisdirectedRandomAccessFile>(
-          bytes, r.begin, *source, from));
+      auto table =
+          Table::Open(std::make_unique<MisdirectedRandomAccessFile>(bytes, r.begin, *source, from));
       if (!table.ok()) {
         EXPECT_EQ(table.status().code(), absl::StatusCode::kDataLoss) << table.status();
         ++refused_at_open;
@@ -226,8 +227,7 @@ TEST(FaultInjectionTest, ReadsServedFromAnotherOffsetOrFileAreErrorsNeverWrongAn
         absl::StatusOr<LookupResult> got = (*table)->Get(e.key);
         if (!got.ok()) {
           EXPECT_EQ(got.status().code(), absl::StatusCode::kDataLoss) << got.status();
-          EXPECT_EQ(got.status().message().find("data block at offset " +
-                                                std::to_string(r.begin)),
+          EXPECT_EQ(got.status().message().find("data block at offset " + std::to_string(r.begin)),
                     0u)
               << got.status();
           ++errors;

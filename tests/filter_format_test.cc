@@ -17,8 +17,7 @@
 namespace lsmbloom {
 namespace {
 
-std::string BuildFromHashes(const std::vector<uint64_t>& hashes,
-                            double bits_per_key, int k) {
+std::string BuildFromHashes(const std::vector<uint64_t>& hashes, double bits_per_key, int k) {
   BlockedBloomOptions options;
   options.bits_per_key = bits_per_key;
   options.num_probes = k;
@@ -92,8 +91,7 @@ TEST(FilterFormatTest, GoldenBitsFromHandComputedLayout) {
   // Expected bits computed outside this codebase from the layout rules in
   // docs/FORMAT.md: 3 hashes, k = 6, 300 bits/key -> 2 blocks.
   const std::string filter = BuildFromHashes(
-      {0x0123456789abcdefull, 0xfedcba9876543210ull, 0xdeadbeefcafebabeull},
-      300, 6);
+      {0x0123456789abcdefull, 0xfedcba9876543210ull, 0xdeadbeefcafebabeull}, 300, 6);
   ASSERT_EQ(filter.size(), 64u + 128u);
   EXPECT_EQ(Hex(std::string_view(filter).substr(64)),
             "0008000100000000000000000000000000000000000000000010000000000000"
@@ -160,9 +158,7 @@ TEST(FilterFormatTest, BitFlipInTheBitsFailsTheChecksum) {
     bad[i] ^= 0x10;
     const absl::Status s = OpenStatus(bad);
     EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
-    EXPECT_NE(s.message().find("checksum mismatch in the filter bits"),
-              std::string::npos)
-        << s;
+    EXPECT_NE(s.message().find("checksum mismatch in the filter bits"), std::string::npos) << s;
     // An outer layer that verified the bytes itself may skip the pass.
     EXPECT_TRUE(OpenStatus(bad, /*verify=*/false).ok());
   }
@@ -180,8 +176,7 @@ TEST(FilterFormatTest, UnknownVersionIsInvalidArgument) {
   Reseal(bad);
   const absl::Status s = OpenStatus(bad);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(s.message().find("unsupported format version 2"), std::string::npos)
-      << s;
+  EXPECT_NE(s.message().find("unsupported format version 2"), std::string::npos) << s;
 }
 
 TEST(FilterFormatTest, UnknownHashIdIsInvalidArgument) {
@@ -220,8 +215,7 @@ TEST(FilterFormatTest, InconsistentGeometryIsRefused) {
   std::string more_blocks = good;
   PutFixed64(more_blocks, 16, 1000);
   Reseal(more_blocks);
-  EXPECT_NE(OpenStatus(more_blocks).message().find("size mismatch"),
-            std::string::npos);
+  EXPECT_NE(OpenStatus(more_blocks).message().find("size mismatch"), std::string::npos);
 
   std::string huge = good;
   PutFixed64(huge, 16, (uint64_t{1} << 32) + 1);
@@ -244,8 +238,7 @@ TEST(FilterFormatTest, ReservedBytesMustBeZero) {
     std::string bad = SampleFilter();
     bad[i] = 1;
     Reseal(bad);
-    EXPECT_NE(OpenStatus(bad).message().find("reserved byte"), std::string::npos)
-        << i;
+    EXPECT_NE(OpenStatus(bad).message().find("reserved byte"), std::string::npos) << i;
   }
 }
 

@@ -19,9 +19,9 @@ namespace {
 
 TEST(FlbBaselineTest, ProbesFollowFlbsTable) {
   const std::pair<int, int> expected[] = {
-      {1000, 1},  {2080, 1},  {2081, 2},  {3580, 2},  {5100, 3},  {6640, 4},
-      {8000, 5},  {8300, 5},  {10000, 6}, {10070, 6}, {10071, 7}, {11720, 7},
-      {14001, 8}, {16000, 9}, {16050, 9}, {18300, 10}, {20000, 11}, {22001, 11},
+      {1000, 1},   {2080, 1},   {2081, 2},   {3580, 2},   {5100, 3},   {6640, 4},
+      {8000, 5},   {8300, 5},   {10000, 6},  {10070, 6},  {10071, 7},  {11720, 7},
+      {14001, 8},  {16000, 9},  {16050, 9},  {18300, 10}, {20000, 11}, {22001, 11},
       {25501, 12}, {30000, 13}, {40000, 18}, {50000, 23}, {50001, 24}};
   for (const auto& [millibits, k] : expected) {
     EXPECT_EQ(ProbesForMillibits(millibits), k) << millibits;
@@ -50,8 +50,7 @@ Measured MeasureFpr(bool use_avx2, int millibits) {
   EXPECT_EQ(found, kKeys) << "a present key was rejected";
   const size_t maybe = use_avx2 ? avx2::CountHashes(f, absent.data(), kAbsent)
                                 : portable::CountHashes(f, absent.data(), kAbsent);
-  Measured m{static_cast<double>(maybe) / kAbsent, 512.0 * f.num_lines / kKeys,
-             f.num_probes};
+  Measured m{static_cast<double>(maybe) / kAbsent, 512.0 * f.num_lines / kKeys, f.num_probes};
   FreeFilter(&f);
   return m;
 }
@@ -64,8 +63,7 @@ void ExpectFlbAccuracy(bool use_avx2) {
     const Measured m = MeasureFpr(use_avx2, millibits);
     const double model = BlockedBloomFpr(m.bits_per_key, m.k);
     const double sigma = std::sqrt(model * (1 - model) / 4000000);
-    EXPECT_NEAR(m.fpr, model, 4 * sigma + 0.03 * model)
-        << millibits << " millibits/key, k=" << m.k;
+    EXPECT_NEAR(m.fpr, model, 4 * sigma + 0.03 * model) << millibits << " millibits/key, k=" << m.k;
     // And within the rates published for FLB.
     if (millibits == 10000) {
       EXPECT_NEAR(m.fpr, 0.0096, 0.0003);

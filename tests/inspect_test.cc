@@ -4,6 +4,8 @@
 // size; the filter view places every key the filter holds; and files cut
 // short or appended to say so.
 
+#include "lsmbloom/inspect/inspect.h"
+
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lsmbloom/inspect/inspect.h"
 #include "tests/table_testutil.h"
 
 namespace lsmbloom {
@@ -77,8 +78,8 @@ TEST(InspectTest, DataBlocksAgreeWithTheIndexPropertiesAndEntries) {
   ASSERT_TRUE(meta.ok());
   std::set<std::string> names;
   for (const MetaIndexEntry& e : *meta) names.insert(e.name);
-  EXPECT_EQ(names, (std::set<std::string>{"filter.lsmbloom.BlockedBloom.v1",
-                                          "lsmbloom.properties"}));
+  EXPECT_EQ(names,
+            (std::set<std::string>{"filter.lsmbloom.BlockedBloom.v1", "lsmbloom.properties"}));
 }
 
 TEST(InspectTest, FilterViewPlacesEveryFilterKeyAndCountsItsBits) {
@@ -137,7 +138,8 @@ TEST(InspectTest, AFileCutShortOrAppendedToSaysSoInsteadOfBadMagic) {
     const absl::Status s = open_as(good.substr(0, good.size() - cut));
     EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
     EXPECT_NE(s.message().find("looks truncated: it ends " + std::to_string(cut) + " byte"),
-              std::string::npos) << s;
+              std::string::npos)
+        << s;
   }
   EXPECT_NE(open_as(good + std::string(64, '\0')).message().find("followed by 64 extra bytes"),
             std::string::npos);

@@ -2,8 +2,6 @@
 
 #include "lsmbloom/lookup/lookup.h"
 
-#include "lsmbloom/lookup/filter_budget.h"
-
 #include <atomic>
 #include <deque>
 #include <map>
@@ -11,6 +9,7 @@
 #include <thread>
 
 #include "gtest/gtest.h"
+#include "lsmbloom/lookup/filter_budget.h"
 #include "tests/table_testutil.h"
 
 namespace lsmbloom {
@@ -107,7 +106,8 @@ TEST(LookupTest, KeysAtFileBoundariesAndEmptyLevels) {
   lsm.AddFile(2, {Put("e", 1, "e"), Put("g", 1, "g")});
   lsm.AddFile(2, {Put("h", 1, "h"), Put("j", 1, "j")});
   for (const char* k : {"b", "d", "e", "g", "h", "j"}) ExpectAnswer(lsm.set, k, Kind::kFound, k);
-  for (const char* k : {"a", "c", "dd", "f", "i", "k", ""}) ExpectAnswer(lsm.set, k, Kind::kNotFound);
+  for (const char* k : {"a", "c", "dd", "f", "i", "k", ""})
+    ExpectAnswer(lsm.set, k, Kind::kNotFound);
 }
 
 TEST(LookupTest, BoundsSharingLongPrefixesShortKeysAndZeroBytes) {
@@ -139,8 +139,8 @@ TEST(LookupTest, FilesOutsideTheKeyRangeAreCountedAsSkippedUntilReset) {
   lsm.AddFile(0, {Put("m", 2, "m"), Put("n", 2, "n")});
   lsm.AddFile(0, {Put("x", 3, "x"), Put("y", 3, "y")});
   lsm.AddFile(2, {Put("c", 1, "c"), Put("d", 1, "d")});
-  ExpectAnswer(lsm.set, "m", Kind::kFound, "m");   // Two L0 files out of range.
-  ExpectAnswer(lsm.set, "zz", Kind::kNotFound);     // All three, and level 2.
+  ExpectAnswer(lsm.set, "m", Kind::kFound, "m");  // Two L0 files out of range.
+  ExpectAnswer(lsm.set, "zz", Kind::kNotFound);   // All three, and level 2.
   const LookupStats s = lsm.set.stats();
   EXPECT_EQ(s.levels[0].files_range_skipped, 5u);
   EXPECT_EQ(s.levels[2].files_range_skipped, 1u);
@@ -247,7 +247,8 @@ TEST(LookupTest, RandomLsmMatchesModelAndMultiGetMatchesGet) {
   const int keys = 40000;
   BuildRandomLsm(lsm, keys, 1);
   std::vector<std::string> probes;
-  for (int i = 0; i < keys * 2 + 10; i += 1) probes.push_back(testing::TableKey(i));  // Odd: absent.
+  for (int i = 0; i < keys * 2 + 10; i += 1)
+    probes.push_back(testing::TableKey(i));  // Odd: absent.
   size_t wrong = 0;
   for (const std::string& k : probes) {
     absl::StatusOr<LookupResult> got = lsm.set.Get(k);
@@ -257,7 +258,8 @@ TEST(LookupTest, RandomLsmMatchesModelAndMultiGetMatchesGet) {
   EXPECT_EQ(wrong, 0u);
   for (size_t start = 0; start < probes.size(); start += 777) {
     std::vector<std::string_view> batch;
-    for (size_t i = start; i < std::min(probes.size(), start + 777); ++i) batch.push_back(probes[i]);
+    for (size_t i = start; i < std::min(probes.size(), start + 777); ++i)
+      batch.push_back(probes[i]);
     auto results = lsm.set.MultiGet(batch);
     ASSERT_EQ(results.size(), batch.size());
     for (size_t i = 0; i < batch.size(); ++i) {
@@ -352,8 +354,7 @@ TEST(LookupTest, StatsShowEachLevelsBitsPerKeyAndFalsePositiveReadsAsPredicted) 
   // Every key is absent and in every file's range: all filters are checked.
   const double predicted = s.PredictedFalsePositiveReads();
   EXPECT_NEAR(predicted,
-              2 * s.levels[0].predicted_fpr + s.levels[1].predicted_fpr +
-                  s.levels[2].predicted_fpr,
+              2 * s.levels[0].predicted_fpr + s.levels[1].predicted_fpr + s.levels[2].predicted_fpr,
               1e-12);
   const double expected_count = predicted * 60000;
   EXPECT_NEAR(s.false_positives_per_lookup() * 60000, expected_count,
@@ -475,7 +476,8 @@ TEST(LookupTest, ConcurrentGetAndMultiGetWhileL0AndLevelsChange) {
   // Current values of keys [first, first + n/4), newer than level 1.
   auto l0_window = [&](int first, uint64_t seq) {
     std::vector<Entry> e;
-    for (int i = first; i < std::min(n, first + n / 4); ++i) e.push_back(Put(present(i), seq, value(i)));
+    for (int i = first; i < std::min(n, first + n / 4); ++i)
+      e.push_back(Put(present(i), seq, value(i)));
     return e;
   };
 

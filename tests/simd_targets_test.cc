@@ -70,8 +70,7 @@ TEST_F(SimdTargetsTest, AllTargetsBuildReferenceBytesForEveryK) {
     ASSERT_TRUE(reader.ok());
     std::string reference_bits(reader->geometry().bit_bytes(), '\0');
     internal::ReferenceAdd(reinterpret_cast<uint8_t*>(&reference_bits[0]),
-                           reader->geometry().num_blocks, k, hashes.data(),
-                           hashes.size());
+                           reader->geometry().num_blocks, k, hashes.data(), hashes.size());
     for (const std::string& name : AvailableSimdTargets()) {
       ASSERT_TRUE(PinSimdTarget(name).ok());
       const std::string built = Build(hashes, k, 10);
@@ -93,15 +92,13 @@ TEST_F(SimdTargetsTest, AllTargetsAnswerLikeTheReferenceSingleAndBatched) {
         ASSERT_TRUE(PinSimdTarget(name).ok());  // ...read on every target.
         auto reader = BlockedBloomReader::Open(filter);
         ASSERT_TRUE(reader.ok());
-        const uint8_t* bits_ptr =
-            reinterpret_cast<const uint8_t*>(reader->bits().data());
+        const uint8_t* bits_ptr = reinterpret_cast<const uint8_t*>(reader->bits().data());
         const uint64_t blocks = reader->geometry().num_blocks;
         std::unique_ptr<bool[]> batch(new bool[absent.size()]);
         reader->MayMatchBatch(absent, absl::MakeSpan(batch.get(), absent.size()));
         size_t mismatches = 0, maybes = 0;
         for (size_t i = 0; i < absent.size(); ++i) {
-          const bool expected =
-              internal::ReferenceProbe(bits_ptr, blocks, k, absent[i]);
+          const bool expected = internal::ReferenceProbe(bits_ptr, blocks, k, absent[i]);
           maybes += expected;
           mismatches += reader->MayMatchHash(absent[i]) != expected;
           mismatches += batch[i] != expected;
@@ -136,8 +133,7 @@ TEST_F(SimdTargetsTest, ProbeEachAnswersLikeEachFiltersReferenceOnEveryTarget) {
       for (size_t i = 0; i < views.size(); ++i) {
         const bool expected =
             views[i].num_blocks != 0 &&
-            internal::ReferenceProbe(views[i].bits, views[i].num_blocks,
-                                     views[i].num_probes, h);
+            internal::ReferenceProbe(views[i].bits, views[i].num_blocks, views[i].num_probes, h);
         maybes += expected;
         mismatches += out[i] != expected;
       }

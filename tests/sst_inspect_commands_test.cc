@@ -131,10 +131,10 @@ class SstInspectLsmTest : public ::testing::Test {
     dir_ = TempPath("lsm");
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
-    Write("000009.sst", {{"apple", 1, EntryType::kValue, "old"},
-                         {"cherry", 2, EntryType::kValue, "c2"}});
-    Write("000010.sst", {{"apple", 5, EntryType::kValue, "new"},
-                         {"banana", 6, EntryType::kDeletion, ""}});
+    Write("000009.sst",
+          {{"apple", 1, EntryType::kValue, "old"}, {"cherry", 2, EntryType::kValue, "c2"}});
+    Write("000010.sst",
+          {{"apple", 5, EntryType::kValue, "new"}, {"banana", 6, EntryType::kDeletion, ""}});
     Write("000011.sst", {{"banana", 9, EntryType::kValue, "b9"}});
     WriteFile(dir_ + "/MANIFEST", "not a table, and not read");
   }
@@ -189,7 +189,8 @@ TEST_F(SstInspectLsmTest, PropsFilterAndVerifySummariseAcrossFiles) {
   r = RunTool("verify " + Shell(dir_));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("total: 3 files: 3 OK, 0 FAILED, 0 unreadable; 5 entries"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   r = RunTool("filter --json --probes=100 " + Shell(dir_));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   doc = ParseJson(r.out);
@@ -218,7 +219,6 @@ TEST_F(SstInspectLsmTest, RelativePathsResolveAgainstTheBazelRunDirectory) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err.rfind("sst_inspect: missing.sst: ", 0), 0u) << r.err;
 }
-
 
 // ---------------------------------------------------------------- progress
 

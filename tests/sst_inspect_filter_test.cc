@@ -9,8 +9,8 @@
 
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/filter_policy.h"
-#include "lsmbloom/inspect/inspect.h"
 #include "lsmbloom/filter/key_hash.h"
+#include "lsmbloom/inspect/inspect.h"
 #include "tests/sst_inspect_testutil.h"
 #include "tests/table_surgery.h"
 
@@ -54,7 +54,8 @@ TEST(SstInspectFilterTest, HealthOfALargerTableMatchesTheModel) {
   const Json file = FirstFile(r.out);
   const Json& health = file["health"];
   EXPECT_EQ(health["false_negatives"].get<double>(), 0);
-  EXPECT_EQ(health["distinct_hashes"].get<double>(), file["filter"]["blocked"]["num_keys"].get<double>());
+  EXPECT_EQ(health["distinct_hashes"].get<double>(),
+            file["filter"]["blocked"]["num_keys"].get<double>());
   EXPECT_TRUE(health["keys_complete"].get<bool>());
   EXPECT_GT(health["fill"].get<double>(), 0.3);
   EXPECT_LT(health["fill"].get<double>(), 0.6);
@@ -188,8 +189,8 @@ TEST_F(SstInspectDamageTest, FlippedFilterBitFailsTheBlockChecksum) {
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("FAILED"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("filter untrusted"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("filter block at offset " + std::to_string(filter_.offset) +
-                        " (" + std::to_string(filter_.size) + " bytes): checksum mismatch"),
+  EXPECT_NE(r.out.find("filter block at offset " + std::to_string(filter_.offset) + " (" +
+                       std::to_string(filter_.size) + " bytes): checksum mismatch"),
             std::string::npos)
       << r.out;
   EXPECT_EQ(CountLines(r.err), 1u) << r.err;
@@ -311,15 +312,13 @@ TEST(SstInspectPlacementTest, VerifyNamesSwappedBlocksAndWhereEachBelongs) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("data block " + std::to_string(i) + " at offset " +
-                       std::to_string(data[i].begin) +
-                       " (" + std::to_string(data[i].block_size()) +
+                       std::to_string(data[i].begin) + " (" + std::to_string(data[i].block_size()) +
                        " bytes): misplaced: intact, but written for offset " +
                        std::to_string(data[j].begin)),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("data block " + std::to_string(j) + " at offset " +
-                       std::to_string(data[j].begin) +
-                       " (" + std::to_string(data[j].block_size()) +
+                       std::to_string(data[j].begin) + " (" + std::to_string(data[j].block_size()) +
                        " bytes): misplaced: intact, but written for offset " +
                        std::to_string(data[i].begin)),
             std::string::npos)
@@ -363,8 +362,7 @@ class DroppingPolicy : public FilterPolicy {
   std::unique_ptr<FilterBuilder> NewBuilder() const override {
     return std::make_unique<DroppingBuilder>();
   }
-  absl::StatusOr<std::unique_ptr<FilterReader>> NewReader(
-      std::string_view filter) const override {
+  absl::StatusOr<std::unique_ptr<FilterReader>> NewReader(std::string_view filter) const override {
     return DefaultFilterPolicy()->NewReader(filter);
   }
 };
@@ -440,7 +438,6 @@ TEST(SstInspectMismatchTest, UnknownPolicyIsAWarningNotAProblem) {
   EXPECT_EQ(RunTool("filter " + Shell(path)).exit_code, 0);
 }
 
-
 // ---------------------------------------------------------------- filter probes
 
 TEST(SstInspectFilterTest, ProbesInsideTheKeyRangeAndFromAKeysFile) {
@@ -452,8 +449,8 @@ TEST(SstInspectFilterTest, ProbesInsideTheKeyRangeAndFromAKeysFile) {
   for (int i = 0; i < 300; ++i) text += entries[i * 7].key + "\n";  // Present.
   for (int i = 0; i < 700; ++i) text += "absent-key-" + std::to_string(i) + "\n";
   WriteFile(keys, text);
-  RunResult r = RunTool("filter --json --probes=0 --range-probes=3000 --keys-from " +
-                        Shell(keys) + " " + Shell(path));
+  RunResult r = RunTool("filter --json --probes=0 --range-probes=3000 --keys-from " + Shell(keys) +
+                        " " + Shell(path));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json fpr = FirstFile(r.out)["fpr"];
   EXPECT_TRUE(fpr["measured"].is_null());
@@ -476,7 +473,6 @@ TEST(SstInspectFilterTest, ProbesInsideTheKeyRangeAndFromAKeysFile) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(":1: bad escape"), std::string::npos) << r.err;
 }
-
 
 }  // namespace
 }  // namespace inspect_test

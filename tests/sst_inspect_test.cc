@@ -192,11 +192,11 @@ TEST_F(SstInspectTest, FilterJson) {
   EXPECT_EQ(health["distinct_hashes"].get<double>(), 63);
   EXPECT_EQ(health["false_negatives"].get<double>(), 0);
   EXPECT_EQ(health["bits_total"].get<double>(), 1024);
-  EXPECT_EQ(health["block_load"]["min"].get<double>() + health["block_load"]["max"].get<double>(), 63);
+  EXPECT_EQ(health["block_load"]["min"].get<double>() + health["block_load"]["max"].get<double>(),
+            63);
   EXPECT_EQ(file["fpr"]["measured"]["generated"].get<double>(), 5000);
   EXPECT_EQ(file["problem"].get<std::string>(), "");
 }
-
 
 // ---------------------------------------------------------------- bad input
 
@@ -206,8 +206,7 @@ void ExpectFileError(const std::string& path, const std::string& reason,
                      const std::string& tool = kTool) {
   for (const std::string command :
        {"props", "blocks", "sizes", "filter", "verify", "scan", "get"}) {
-    const std::string args =
-        command + " " + Shell(path) + (command == "get" ? " somekey" : "");
+    const std::string args = command + " " + Shell(path) + (command == "get" ? " somekey" : "");
     const RunResult r = RunTool(args, tool);
     EXPECT_EQ(r.exit_code, 1) << args;
     EXPECT_EQ(r.out, "") << args;
@@ -275,8 +274,7 @@ TEST_F(SstInspectTest, BadFilesGiveOneLineAndNonZeroExit) {
 
 TEST_F(SstInspectTest, OneBadFileAmongGoodOnesFailsOnlyItself) {
   const std::string missing = TempPath("missing.sst");
-  const RunResult r =
-      RunTool("props " + Shell(path_) + " " + Shell(missing) + " " + Shell(path_));
+  const RunResult r = RunTool("props " + Shell(path_) + " " + Shell(missing) + " " + Shell(path_));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(CountLines(r.err), 1u) << r.err;
   size_t reports = 0;
@@ -292,18 +290,18 @@ TEST_F(SstInspectTest, OneBadFileAmongGoodOnesFailsOnlyItself) {
 
 TEST_F(SstInspectTest, UsageErrorsGiveOneLineAndExitTwo) {
   const std::vector<std::string> cases = {
-      "",                                      // No command.
-      "frobnicate " + Shell(path_),            // Unknown command.
-      "props",                                 // Missing FILE.
-      "get " + Shell(path_),                   // Missing KEY.
-      "get " + Shell(path_) + " --hex 6",      // Odd hex.
-      "scan " + Shell(path_) + " --from b --to a",  // An empty range, backwards.
+      "",                                              // No command.
+      "frobnicate " + Shell(path_),                    // Unknown command.
+      "props",                                         // Missing FILE.
+      "get " + Shell(path_),                           // Missing KEY.
+      "get " + Shell(path_) + " --hex 6",              // Odd hex.
+      "scan " + Shell(path_) + " --from b --to a",     // An empty range, backwards.
       "scan " + Shell(path_) + " --count-only=maybe",  // Bad boolean.
-      "props --bogus " + Shell(path_),         // Unknown flag.
-      "props --probes=5 " + Shell(path_),      // Flag of another command.
-      "filter --probes=lots " + Shell(path_),  // Bad value.
-      "scan " + Shell(path_) + " --limit",     // Missing value.
-      "get " + Shell(path_) + " 'a\\x4'",      // Bad escape.
+      "props --bogus " + Shell(path_),                 // Unknown flag.
+      "props --probes=5 " + Shell(path_),              // Flag of another command.
+      "filter --probes=lots " + Shell(path_),          // Bad value.
+      "scan " + Shell(path_) + " --limit",             // Missing value.
+      "get " + Shell(path_) + " 'a\\x4'",              // Bad escape.
       "scan " + Shell(path_) + " --from 'a\\b'",
   };
   for (const std::string& args : cases) {
@@ -335,7 +333,6 @@ TEST(SstInspectHelpTest, EveryCommandHasHelp) {
   EXPECT_NE(RunTool("filter --help").out.find("--probes"), std::string::npos);
   EXPECT_NE(RunTool("scan --help").out.find("--limit"), std::string::npos);
 }
-
 
 TEST(SstInspectHelpTest, VersionPrintsAndExitsZero) {
   const RunResult r = RunTool("--version");

@@ -103,7 +103,7 @@ inline size_t CountLines(const std::string& s) {
 // ---------------------------------------------------------------- tables
 
 inline void WriteTable(const std::string& path, const std::vector<Entry>& entries,
-                const TableOptions& options) {
+                       const TableOptions& options) {
   auto file = NewPosixWritableFile(path);
   ASSERT_TRUE(file.ok()) << file.status();
   TableBuilder builder(options, std::move(*file));
@@ -144,8 +144,7 @@ inline std::string Masked(std::string text, const std::string& path) {
   for (size_t at; (at = text.find(path)) != std::string::npos;) {
     text.replace(at, path.size(), "FILE");
   }
-  text = std::regex_replace(text, std::regex("created( +)[0-9]+ \\([^)]*\\)"),
-                            "created$1<time>");
+  text = std::regex_replace(text, std::regex("created( +)[0-9]+ \\([^)]*\\)"), "created$1<time>");
   return std::regex_replace(text, std::regex("(creation_time +)\"[0-9]+\""), "$1<time>");
 }
 

@@ -50,8 +50,8 @@ class MiniLsm {
     if (mem_.empty()) return;
     std::vector<testing::Entry> entries;
     for (const auto& [k, v] : mem_) {
-      entries.push_back({k, v.seq, v.value ? EntryType::kValue : EntryType::kDeletion,
-                         v.value.value_or("")});
+      entries.push_back(
+          {k, v.seq, v.value ? EntryType::kValue : EntryType::kDeletion, v.value.value_or("")});
     }
     mem_.clear();
     VersionEdit edit;

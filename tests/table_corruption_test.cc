@@ -29,8 +29,8 @@ using testing::Region;
 std::vector<Entry> SmallEntries() {
   std::vector<Entry> entries;
   for (int i = 0; i < 1500; ++i) {
-    entries.push_back({testing::TableKey(i * 2), 10, i % 9 == 0 ? EntryType::kDeletion
-                                                               : EntryType::kValue,
+    entries.push_back({testing::TableKey(i * 2), 10,
+                       i % 9 == 0 ? EntryType::kDeletion : EntryType::kValue,
                        i % 9 == 0 ? "" : "v" + std::to_string(i)});
   }
   return entries;
@@ -55,8 +55,8 @@ std::vector<size_t> FlipOffsets(const Region& r, std::mt19937_64* rng) {
 
 // Opens `bytes` and checks every answer. Returns the number of silent wrong
 // answers: a lookup that succeeded with a result other than the truth.
-size_t SilentWrongAnswers(const std::string& bytes, const std::vector<Entry>& entries,
-                          bool* opened, size_t* errors) {
+size_t SilentWrongAnswers(const std::string& bytes, const std::vector<Entry>& entries, bool* opened,
+                          size_t* errors) {
   auto table = Table::Open(NewMemRandomAccessFile(bytes));
   *opened = table.ok();
   *errors = 0;
@@ -89,7 +89,8 @@ TEST(TableCorruptionTest, ByteFlipsAnywhereNeverGiveSilentWrongAnswers) {
   const std::string good = testing::BuildTable(entries, TableOptions());
   std::mt19937_64 rng(7);
   std::vector<size_t> offsets;
-  for (size_t i = good.size() - 200; i < good.size(); ++i) offsets.push_back(i);  // Tail: footer, index, meta.
+  for (size_t i = good.size() - 200; i < good.size(); ++i)
+    offsets.push_back(i);  // Tail: footer, index, meta.
   for (int i = 0; i < 400; ++i) offsets.push_back(rng() % good.size());
   size_t opened_count = 0, with_errors = 0;
   for (size_t offset : offsets) {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lsmbloom/io/file.h"
 #include "lsmbloom/filter/filter_policy.h"
+#include "lsmbloom/io/file.h"
 #include "lsmbloom/lookup/lookup.h"
 #include "lsmbloom/table/table.h"
 #include "lsmbloom/table/table_builder.h"
@@ -36,8 +36,7 @@ TEST(TableMisuseTest, BadFilterOptionsAreAnErrorNotATableWithoutAFilter) {
   absl::StatusOr<std::shared_ptr<const FilterPolicy>> blocked = NewBlockedBloomPolicy(options);
   ASSERT_FALSE(blocked.ok());
   EXPECT_EQ(blocked.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(blocked.status().message().find("bits_per_key"), std::string::npos)
-      << blocked.status();
+  EXPECT_NE(blocked.status().message().find("bits_per_key"), std::string::npos) << blocked.status();
 
   absl::StatusOr<std::shared_ptr<const FilterPolicy>> classic = NewClassicBloomPolicy(0);
   ASSERT_FALSE(classic.ok());
@@ -68,8 +67,7 @@ TEST(TableMisuseTest, SequenceNumberAbove56BitsLatchesAndLeavesNoReadableTable) 
   std::string bytes;
   TableBuilder builder(TableOptions(), NewMemWritableFile(&bytes));
   ASSERT_TRUE(builder.Add("a", 1, EntryType::kValue, "1").ok());
-  const absl::Status rejected =
-      builder.Add("b", kMaxSequenceNumber + 1, EntryType::kValue, "2");
+  const absl::Status rejected = builder.Add("b", kMaxSequenceNumber + 1, EntryType::kValue, "2");
   EXPECT_EQ(rejected.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(rejected.message().find("sequence number"), std::string::npos) << rejected;
   EXPECT_EQ(builder.Finish(), rejected);

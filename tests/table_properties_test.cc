@@ -107,8 +107,8 @@ TEST(TablePropertiesTest, UnknownPropertiesAreKeptAndWrittenBackButNeverOverride
   recorded["acme.owner"] = "team-x";
   absl::StatusOr<TableProperties> p = DecodeTableProperties(recorded);
   ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(p->unknown, (std::map<std::string, std::string>{
-                            {"acme.owner", "team-x"}, {"lsmbloom.some_future_count", "7"}}));
+  EXPECT_EQ(p->unknown, (std::map<std::string, std::string>{{"acme.owner", "team-x"},
+                                                            {"lsmbloom.some_future_count", "7"}}));
   EXPECT_EQ(EncodeTableProperties(*p), recorded);
 
   TableProperties q = Full();

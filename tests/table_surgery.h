@@ -6,14 +6,14 @@
 #ifndef LSMBLOOM_TESTS_TABLE_SURGERY_H_
 #define LSMBLOOM_TESTS_TABLE_SURGERY_H_
 
+#include <xxhash.h>
+
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <xxhash.h>
 
 namespace lsmbloom {
 namespace testing {
@@ -82,9 +82,8 @@ inline bool ParseBlock(std::string_view block,
   std::string key;
   while (!in.empty()) {
     uint64_t shared, non_shared, value_size;
-    if (!GetVarint(&in, &shared) || !GetVarint(&in, &non_shared) ||
-        !GetVarint(&in, &value_size) || shared > key.size() ||
-        non_shared > in.size() || value_size > in.size() - non_shared) {
+    if (!GetVarint(&in, &shared) || !GetVarint(&in, &non_shared) || !GetVarint(&in, &value_size) ||
+        shared > key.size() || non_shared > in.size() || value_size > in.size() - non_shared) {
       return false;
     }
     key.resize(shared);
@@ -162,8 +161,8 @@ inline uint64_t UniqueIdOf(std::string_view file) {
 // A version 2 trailer checksum, computed as docs/FORMAT.md states it:
 // XXH3-64(block) XOR XXH3-64(fixed64 offset, kind, compression, 6 zero
 // bytes; seed = unique id).
-inline uint64_t V2Checksum(std::string_view block, uint64_t offset, Kind kind,
-                           uint8_t compression, uint64_t unique_id) {
+inline uint64_t V2Checksum(std::string_view block, uint64_t offset, Kind kind, uint8_t compression,
+                           uint64_t unique_id) {
   char where[16] = {};
   for (int i = 0; i < 8; ++i) where[i] = static_cast<char>(offset >> (8 * i));
   where[8] = static_cast<char>(kind);
@@ -189,8 +188,7 @@ inline void SwapRegions(std::string* file, const Region& a, const Region& b) {
 
 // Overwrites `to` (block and trailer) with the same number of bytes from
 // `from` of `source`.
-inline void CopyRegion(std::string* file, const Region& to, std::string_view source,
-                       size_t from) {
+inline void CopyRegion(std::string* file, const Region& to, std::string_view source, size_t from) {
   const size_t n = to.end - to.begin;
   std::memcpy(&(*file)[to.begin], source.data() + from, n);
 }

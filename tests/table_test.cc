@@ -1,17 +1,18 @@
 // Tables end to end: round trips, filter use, the policy interface, files.
 
+#include "lsmbloom/table/table.h"
+
 #include <unistd.h>
 
-#include <cstdio>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lsmbloom/table/table.h"
 #include "lsmbloom/table/table_builder.h"
 #include "tests/table_testutil.h"
 
@@ -195,8 +196,7 @@ TEST(TableTest, FilterCutsDataBlockReadsForAbsentKeysToAboutTheFpr) {
   EXPECT_EQ(c.data_block_reads, c.filter_positive);
   // Binomial: 6 standard deviations around lookups * fpr.
   const double expected = lookups * fpr;
-  EXPECT_NEAR(static_cast<double>(c.data_block_reads), expected,
-              6 * std::sqrt(expected) + 1);
+  EXPECT_NEAR(static_cast<double>(c.data_block_reads), expected, 6 * std::sqrt(expected) + 1);
   std::printf("absent lookups %d: %llu data-block reads (predicted %.0f)\n", lookups,
               static_cast<unsigned long long>(c.data_block_reads), expected);
 }
@@ -253,8 +253,7 @@ class ExactSetPolicy : public FilterPolicy {
     };
     return std::make_unique<Builder>();
   }
-  absl::StatusOr<std::unique_ptr<FilterReader>> NewReader(
-      std::string_view filter) const override {
+  absl::StatusOr<std::unique_ptr<FilterReader>> NewReader(std::string_view filter) const override {
     struct Reader : FilterReader {
       std::set<std::string> keys;
       bool KeyMayMatch(std::string_view key) const override {
@@ -418,12 +417,10 @@ TEST(TableTest, FilterBitsAreCacheLineAlignedInTheFile) {
 }
 
 TEST(TableTest, BadFilesAreClearErrors) {
-  EXPECT_EQ(Table::Open(NewMemRandomAccessFile("")).status().code(),
-            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(Table::Open(NewMemRandomAccessFile("")).status().code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(Table::Open(NewMemRandomAccessFile(std::string(4096, 'x'))).status().code(),
             absl::StatusCode::kDataLoss);
-  EXPECT_EQ(OpenPosixFile("/nonexistent/file.sst").status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(OpenPosixFile("/nonexistent/file.sst").status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(OpenPosixFile(::testing::TempDir()).status().code(),
             absl::StatusCode::kInvalidArgument);
 }

@@ -64,8 +64,7 @@ inline std::vector<Entry> MakeEntries(size_t n, uint64_t seed) {
   return out;
 }
 
-inline std::string BuildTable(const std::vector<Entry>& entries,
-                              const TableOptions& options) {
+inline std::string BuildTable(const std::vector<Entry>& entries, const TableOptions& options) {
   std::string bytes;
   TableBuilder builder(options, NewMemWritableFile(&bytes));
   for (const Entry& e : entries) {
@@ -86,16 +85,15 @@ inline LookupResult ModelGet(const std::vector<Entry>& entries, const std::strin
                              [](const Entry& e, const std::string& k) { return e.key < k; });
   if (it == entries.end() || it->key != key) return r;
   r.sequence = it->seq;
-  r.kind = it->type == EntryType::kDeletion ? LookupResult::Kind::kDeleted
-                                            : LookupResult::Kind::kFound;
+  r.kind =
+      it->type == EntryType::kDeletion ? LookupResult::Kind::kDeleted : LookupResult::Kind::kFound;
   if (r.kind == LookupResult::Kind::kFound) r.value = it->value;
   return r;
 }
 
 inline bool SameAsModel(const LookupResult& got, const LookupResult& want) {
-  return got.kind == want.kind &&
-         (got.kind == LookupResult::Kind::kNotFound ||
-          (got.sequence == want.sequence && got.value == want.value));
+  return got.kind == want.kind && (got.kind == LookupResult::Kind::kNotFound ||
+                                   (got.sequence == want.sequence && got.value == want.value));
 }
 
 // Lookups of every distinct key whose answer differs from the model. An

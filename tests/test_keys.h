@@ -17,9 +17,12 @@ enum class KeyShape { kRandom16, kBigEndianCounter, kSharedPrefix };
 
 inline const char* ShapeName(KeyShape shape) {
   switch (shape) {
-    case KeyShape::kRandom16: return "random16";
-    case KeyShape::kBigEndianCounter: return "big_endian_counter";
-    case KeyShape::kSharedPrefix: return "shared_prefix";
+    case KeyShape::kRandom16:
+      return "random16";
+    case KeyShape::kBigEndianCounter:
+      return "big_endian_counter";
+    case KeyShape::kSharedPrefix:
+      return "shared_prefix";
   }
   return "?";
 }
@@ -56,8 +59,7 @@ inline std::string MakeKey(KeyShape shape, uint32_t family, uint64_t i) {
   return key;
 }
 
-inline std::vector<std::string> MakeKeys(KeyShape shape, uint32_t family,
-                                         uint64_t n) {
+inline std::vector<std::string> MakeKeys(KeyShape shape, uint32_t family, uint64_t n) {
   std::vector<std::string> keys;
   keys.reserve(n);
   for (uint64_t i = 0; i < n; ++i) keys.push_back(MakeKey(shape, family, i));

@@ -22,8 +22,7 @@ ABSL_FLAG(double, bits_per_key, 10.0, "filter bits per key");
 ABSL_FLAG(bool, filter_budget, false,
           "LSM demo: split the filter memory --bits_per_key would take uniformly "
           "across the levels to minimise false-positive reads (filter_budget.h)");
-ABSL_FLAG(double, target_fpr, 0.0,
-          "if set, pick bits/key for this false-positive rate instead");
+ABSL_FLAG(double, target_fpr, 0.0, "if set, pick bits/key for this false-positive rate instead");
 ABSL_FLAG(std::string, simd, "",
           "pin the SIMD target (scalar, sse4, avx2, avx512, ..., best); "
           "default: LSMBLOOM_SIMD or the best the CPU has");

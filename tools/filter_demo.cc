@@ -85,8 +85,7 @@ absl::Status RunFilterDemo(const FilterDemoOptions& options) {
   start = Clock::now();
   for (uint64_t i = 0; i < absent_n; i += 128) {
     const size_t m = std::min<uint64_t>(128, absent_n - i);
-    reader->MayMatchBatch(absl::MakeConstSpan(&hashes[i], m),
-                          absl::MakeSpan(&answers[i], m));
+    reader->MayMatchBatch(absl::MakeConstSpan(&hashes[i], m), absl::MakeSpan(&answers[i], m));
   }
   const double batch_ns = NanosPer(start, absent_n);
   uint64_t batch_fp = 0;
@@ -94,32 +93,32 @@ absl::Status RunFilterDemo(const FilterDemoOptions& options) {
 
   const double measured = static_cast<double>(false_positives) / absent_n;
   std::printf("filter size          %llu bytes (%.2f MiB), %llu blocks of 64 bytes\n",
-              static_cast<unsigned long long>(g.serialized_size()),
-              g.serialized_size() / 1048576.0,
+              static_cast<unsigned long long>(g.serialized_size()), g.serialized_size() / 1048576.0,
               static_cast<unsigned long long>(g.num_blocks));
-  std::printf("bits per key         %.3f (k = %d probes per key)\n",
-              g.bits_per_key(), g.num_probes);
-  std::printf("false positives      %.4f%% measured on %llu absent keys "
-              "(%llu hits; +-%.4f%% at 2 sigma)\n",
-              100 * measured, static_cast<unsigned long long>(absent_n),
-              static_cast<unsigned long long>(false_positives),
-              200 * std::sqrt(measured * (1 - measured) / absent_n));
-  std::printf("  predicted          %.4f%% blocked model; %.4f%% mean-fill bound; "
-              "%.4f%% standard Bloom formula\n",
-              100 * g.predicted_fpr(),
-              100 * BlockedBloomFprMeanFill(g.bits_per_key(), g.num_probes),
-              100 * StandardBloomFpr(g.bits_per_key(), g.num_probes));
+  std::printf("bits per key         %.3f (k = %d probes per key)\n", g.bits_per_key(),
+              g.num_probes);
+  std::printf(
+      "false positives      %.4f%% measured on %llu absent keys "
+      "(%llu hits; +-%.4f%% at 2 sigma)\n",
+      100 * measured, static_cast<unsigned long long>(absent_n),
+      static_cast<unsigned long long>(false_positives),
+      200 * std::sqrt(measured * (1 - measured) / absent_n));
+  std::printf(
+      "  predicted          %.4f%% blocked model; %.4f%% mean-fill bound; "
+      "%.4f%% standard Bloom formula\n",
+      100 * g.predicted_fpr(), 100 * BlockedBloomFprMeanFill(g.bits_per_key(), g.num_probes),
+      100 * StandardBloomFpr(g.bits_per_key(), g.num_probes));
   std::printf("present keys missed  %llu of %llu (must be 0)\n",
-              static_cast<unsigned long long>(present_misses),
-              static_cast<unsigned long long>(n));
+              static_cast<unsigned long long>(present_misses), static_cast<unsigned long long>(n));
   std::printf("build                %.1f ns/key (hashing included)\n", build_ns);
   std::printf("query, present key   %.1f ns/key (hashing included)\n", present_ns);
   std::printf("query, absent key    %.1f ns/key (hashing included)\n", absent_ns);
   std::printf("query, batch of 128  %.1f ns/key (precomputed hashes)\n", batch_ns);
   std::printf("(one run, wall clock: for comparable numbers use tools/run_bench.sh)\n\n");
   if (present_misses != 0 || batch_fp != false_positives) {
-    return absl::InternalError("the filter rejected a present key, or batched "
-                               "and single answers differ");
+    return absl::InternalError(
+        "the filter rejected a present key, or batched "
+        "and single answers differ");
   }
   return absl::OkStatus();
 }

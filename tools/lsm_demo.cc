@@ -37,8 +37,7 @@ struct Timing {
 };
 
 absl::Status TimeLookups(const TableSet& set, const std::vector<std::string>& present,
-                         const std::vector<std::string>& absent, bool with_multiget,
-                         Timing* t) {
+                         const std::vector<std::string>& absent, bool with_multiget, Timing* t) {
   auto run_gets = [&](const std::vector<std::string>& keys, double* ns) -> absl::Status {
     const Clock::time_point start = Clock::now();
     for (const std::string& k : keys) {
@@ -102,14 +101,16 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
         fixture::BudgetedTableOptions(layout, options.bits_per_key, nullptr);
     if (!budgeted.ok()) return budgeted.status();
     table_options = *std::move(budgeted);
-    std::printf("filter memory of %.1f bits/key split across the levels "
-                "(--filter_budget)\n", options.bits_per_key);
+    std::printf(
+        "filter memory of %.1f bits/key split across the levels "
+        "(--filter_budget)\n",
+        options.bits_per_key);
   }
   VersionEdit edit;
   const Clock::time_point build_start = Clock::now();
   Clock::time_point last_report = build_start;
-  absl::Status s = fixture::WriteTables(
-      layout, dir, table_options, &edit, [&](uint64_t done, uint64_t total) {
+  absl::Status s =
+      fixture::WriteTables(layout, dir, table_options, &edit, [&](uint64_t done, uint64_t total) {
         if (Clock::now() - last_report > std::chrono::seconds(1) || done == total) {
           std::fprintf(stderr, "\r  writing tables: %3.0f%%%s", 100.0 * done / total,
                        done == total ? "\n" : "");
@@ -117,16 +118,19 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
         }
       });
   if (!s.ok()) return s;
-  const double build_s =
-      std::chrono::duration<double>(Clock::now() - build_start).count();
+  const double build_s = std::chrono::duration<double>(Clock::now() - build_start).count();
   s = with_filters.Apply(edit);
   if (s.ok()) s = without_filters.Apply(edit);
   if (!s.ok()) return s;
   const uint64_t num_files = edit.added.size();
-  std::printf("built %llu files (%zu entries) in %.1f s\n",
-              static_cast<unsigned long long>(num_files),
-              [&] { size_t e = 0; for (const auto& f : layout) e += f.entries.size(); return e; }(),
-              build_s);
+  std::printf(
+      "built %llu files (%zu entries) in %.1f s\n", static_cast<unsigned long long>(num_files),
+      [&] {
+        size_t e = 0;
+        for (const auto& f : layout) e += f.entries.size();
+        return e;
+      }(),
+      build_s);
 
   std::mt19937_64 rng(7);
   std::vector<std::string> present, absent;
@@ -156,9 +160,9 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
   std::printf("\n%llu lookups of present keys, then %llu of absent keys (filters on):\n",
               static_cast<unsigned long long>(options.lookups),
               static_cast<unsigned long long>(options.lookups));
-  std::printf("%-5s %5s %9s %6s %9s %11s %9s %9s %10s %10s %10s\n", "level", "files",
-              "filter", "bits/k", "checked", "ruled out", "maybe", "had key", "FPR seen",
-              "predicted", "blk reads");
+  std::printf("%-5s %5s %9s %6s %9s %11s %9s %9s %10s %10s %10s\n", "level", "files", "filter",
+              "bits/k", "checked", "ruled out", "maybe", "had key", "FPR seen", "predicted",
+              "blk reads");
   uint64_t saved = 0, reads = 0;
   for (int level = 0; level < kNumLevels; ++level) {
     const LevelStats& l = stats.levels[level];
@@ -167,22 +171,19 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
     reads += l.data_block_reads;
     std::printf("L%-4d %5llu %7.2fMB %6.2f %9llu %11llu %9llu %9llu %9.3f%% %9.3f%% %10llu\n",
                 level, static_cast<unsigned long long>(l.files), l.filter_bytes / 1e6,
-                l.bits_per_key,
-                static_cast<unsigned long long>(l.filters_checked),
+                l.bits_per_key, static_cast<unsigned long long>(l.filters_checked),
                 static_cast<unsigned long long>(l.filters_ruled_out),
                 static_cast<unsigned long long>(l.filters_positive),
-                static_cast<unsigned long long>(l.filters_true_positive),
-                100 * l.observed_fpr(), 100 * l.predicted_fpr,
-                static_cast<unsigned long long>(l.data_block_reads));
+                static_cast<unsigned long long>(l.filters_true_positive), 100 * l.observed_fpr(),
+                100 * l.predicted_fpr, static_cast<unsigned long long>(l.data_block_reads));
   }
   uint64_t reads_off = 0;
   for (const LevelStats& l : no_filter_stats.levels) reads_off += l.data_block_reads;
-  std::printf("file reads the filters saved: %llu (%.2f per lookup); data-block reads "
-              "with filters %llu, without %llu\n",
-              static_cast<unsigned long long>(saved),
-              static_cast<double>(saved) / (2 * options.lookups),
-              static_cast<unsigned long long>(reads),
-              static_cast<unsigned long long>(reads_off / 1));
+  std::printf(
+      "file reads the filters saved: %llu (%.2f per lookup); data-block reads "
+      "with filters %llu, without %llu\n",
+      static_cast<unsigned long long>(saved), static_cast<double>(saved) / (2 * options.lookups),
+      static_cast<unsigned long long>(reads), static_cast<unsigned long long>(reads_off / 1));
   std::printf("filter memory: %.2f MB in total\n", stats.total_filter_bytes / 1e6);
   // What the same memory would buy spread uniformly, by the same model.
   const std::vector<LevelFilterShape> shapes = FilterShapesOf(absent_stats);
@@ -193,20 +194,21 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
   absl::StatusOr<FilterAllocation> uniform = UniformFilterAllocation(shapes, uniform_bits);
   absl::StatusOr<FilterAllocation> best =
       AllocateFilterMemory(shapes, static_cast<double>(stats.total_filter_bytes));
-  std::printf("false-positive block reads per absent lookup: %.4f seen, %.4f predicted;\n"
-              "  the same memory (%.2f bits/key) uniform: %.4f predicted, budgeted: %.4f "
-              "predicted\n",
-              absent_stats.false_positives_per_lookup(),
-              absent_stats.PredictedFalsePositiveReads(), uniform_bits,
-              uniform.ok() ? uniform->expected_cost : -1.0,
-              best.ok() ? best->expected_cost : -1.0);
+  std::printf(
+      "false-positive block reads per absent lookup: %.4f seen, %.4f predicted;\n"
+      "  the same memory (%.2f bits/key) uniform: %.4f predicted, budgeted: %.4f "
+      "predicted\n",
+      absent_stats.false_positives_per_lookup(), absent_stats.PredictedFalsePositiveReads(),
+      uniform_bits, uniform.ok() ? uniform->expected_cost : -1.0,
+      best.ok() ? best->expected_cost : -1.0);
   std::printf("\nlookup speed          present key   absent key\n");
   std::printf("Get, filters on       %8.0f ns  %8.0f ns\n", on.get_present, on.get_absent);
   std::printf("Get, filters off      %8.0f ns  %8.0f ns\n", off.get_present, off.get_absent);
   std::printf("MultiGet(256), on     %8.0f ns  %8.0f ns\n", on.multiget_present,
               on.multiget_absent);
-  std::printf("(files are mmap'd and stay in the page cache; without filters every "
-              "file whose key range holds the key is searched)\n");
+  std::printf(
+      "(files are mmap'd and stay in the page cache; without filters every "
+      "file whose key range holds the key is searched)\n");
   if (options.dir.empty()) {
     for (uint64_t f = 1; f <= num_files; ++f) {
       ::unlink(absl::StrCat(dir, "/", f, ".sst").c_str());

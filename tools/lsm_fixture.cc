@@ -71,8 +71,7 @@ std::vector<LevelFilterShape> FilterShapes(const std::vector<FileSpec>& layout) 
 }
 
 absl::StatusOr<std::array<TableOptions, kNumLevels>> BudgetedTableOptions(
-    const std::vector<FileSpec>& layout, double avg_bits_per_key,
-    FilterAllocation* allocation) {
+    const std::vector<FileSpec>& layout, double avg_bits_per_key, FilterAllocation* allocation) {
   absl::StatusOr<FilterAllocation> a =
       AllocateFilterBitsPerKey(FilterShapes(layout), avg_bits_per_key);
   if (!a.ok()) return a.status();
@@ -101,8 +100,7 @@ absl::Status WriteTables(const std::vector<FileSpec>& layout, const std::string&
 }
 
 absl::Status WriteTables(const std::vector<FileSpec>& layout, const std::string& dir,
-                         const std::array<TableOptions, kNumLevels>& options,
-                         VersionEdit* edit,
+                         const std::array<TableOptions, kNumLevels>& options, VersionEdit* edit,
                          const std::function<void(uint64_t, uint64_t)>& progress) {
   uint64_t total = 0, done = 0;
   for (const FileSpec& f : layout) total += f.entries.size();
@@ -113,15 +111,14 @@ absl::Status WriteTables(const std::vector<FileSpec>& layout, const std::string&
     if (!file.ok()) return file.status();
     TableBuilder builder(options[f.level], std::move(*file));
     for (const Entry& e : f.entries) {
-      absl::Status s = builder.Add(KeyOf(e.id), e.seq,
-                                   e.tombstone ? EntryType::kDeletion : EntryType::kValue,
-                                   e.tombstone ? "" : ValueOf(e.id, e.seq));
+      absl::Status s =
+          builder.Add(KeyOf(e.id), e.seq, e.tombstone ? EntryType::kDeletion : EntryType::kValue,
+                      e.tombstone ? "" : ValueOf(e.id, e.seq));
       if (!s.ok()) return s;
     }
     absl::Status s = builder.Finish();
     if (!s.ok()) return s;
-    absl::StatusOr<std::unique_ptr<RandomAccessFile>> readable =
-        OpenPosixFile(path, /*mmap=*/true);
+    absl::StatusOr<std::unique_ptr<RandomAccessFile>> readable = OpenPosixFile(path, /*mmap=*/true);
     if (!readable.ok()) return readable.status();
     absl::StatusOr<std::unique_ptr<Table>> table = Table::Open(std::move(*readable));
     if (!table.ok()) return table.status();

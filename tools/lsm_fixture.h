@@ -65,8 +65,7 @@ std::vector<LevelFilterShape> FilterShapes(const std::vector<FileSpec>& layout);
 // a level allotted 0 bits/key gets no filter. `allocation` (if not null)
 // receives the split.
 absl::StatusOr<std::array<TableOptions, kNumLevels>> BudgetedTableOptions(
-    const std::vector<FileSpec>& layout, double avg_bits_per_key,
-    FilterAllocation* allocation);
+    const std::vector<FileSpec>& layout, double avg_bits_per_key, FilterAllocation* allocation);
 
 // Writes each FileSpec as a table under `dir` (mmap'd when read back) and
 // returns the edit that adds them all. `progress(done, total)` is called
@@ -77,8 +76,7 @@ absl::Status WriteTables(const std::vector<FileSpec>& layout, const std::string&
 
 // The same with each level's tables written with options[level].
 absl::Status WriteTables(const std::vector<FileSpec>& layout, const std::string& dir,
-                         const std::array<TableOptions, kNumLevels>& options,
-                         VersionEdit* edit,
+                         const std::array<TableOptions, kNumLevels>& options, VersionEdit* edit,
                          const std::function<void(uint64_t, uint64_t)>& progress);
 
 }  // namespace fixture

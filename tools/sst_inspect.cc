@@ -48,36 +48,50 @@ namespace {
 
 struct Command {
   const char* name;
-  const char* args;     // As the usage line shows them.
-  const char* summary;  // One line for the command list.
-  const char* details;  // The rest of the command's --help.
+  const char* args;                // As the usage line shows them.
+  const char* summary;             // One line for the command list.
+  const char* details;             // The rest of the command's --help.
   std::vector<std::string> flags;  // Besides --json and --hex.
   size_t min_args, max_args;
 };
 
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
-      {"props", "PATH...", "footer, layout, counts, filter parameters, every property",
+      {"props",
+       "PATH...",
+       "footer, layout, counts, filter parameters, every property",
        "Prints, per table: size, format version and unique id, creation time, entry\n"
        "and key counts, key range, where each block is, the filter (policy, size,\n"
        "whether it is trusted and if not why, bits/key, k, blocks, hash, predicted FPR)\n"
        "and every property as recorded. Reads no data blocks. Over several files, a\n"
        "total follows.",
-       {}, 1, SIZE_MAX},
-      {"blocks", "PATH...", "every data block, the index and the meta-index",
+       {},
+       1,
+       SIZE_MAX},
+      {"blocks",
+       "PATH...",
+       "every data block, the index and the meta-index",
        "Prints, per data block: number, offset, stored and raw size, compression,\n"
        "entries, restart points, first and last key; then each index entry (separator\n"
        "and block) and each meta-index entry (name and block). Each data block is read\n"
        "and checked on its own: a damaged one is named and the rest still listed.\n"
        "Exits 1 if any is damaged.",
-       {"quiet"}, 1, SIZE_MAX},
-      {"sizes", "PATH...", "key and value sizes, entries per block, recompression",
+       {"quiet"},
+       1,
+       SIZE_MAX},
+      {"sizes",
+       "PATH...",
+       "key and value sizes, entries per block, recompression",
        "Prints key and value sizes (count, min, mean, max, total, and a histogram by\n"
        "powers of two), entries and raw bytes per data block, and what the data blocks\n"
        "would take stored with no compression, snappy and zstd, as the table builder\n"
        "stores them (compressed only when that saves 1/8).",
-       {"quiet"}, 1, SIZE_MAX},
-      {"filter", "PATH...", "filter health: fill, keys per block, predicted and measured FPR",
+       {"quiet"},
+       1,
+       SIZE_MAX},
+      {"filter",
+       "PATH...",
+       "filter health: fill, keys per block, predicted and measured FPR",
        "Reads every entry to recompute the keys the filter was built from, places each\n"
        "in its filter block, and prints the fraction of bits set, the spread of keys per\n"
        "block (with a histogram next to a Poisson spread of the same mean), and\n"
@@ -86,28 +100,42 @@ const std::vector<Command>& Commands() {
        "inside it, and the keys of --keys-from; every probe is first verified absent by\n"
        "an unfiltered lookup. Exits 1 if the filter is corrupt or rules out a key the\n"
        "table holds.",
-       {"probes", "range_probes", "keys_from", "quiet"}, 1, SIZE_MAX},
-      {"verify", "PATH...", "checksums, order, lookups and filter of every key",
+       {"probes", "range_probes", "keys_from", "quiet"},
+       1,
+       SIZE_MAX},
+      {"verify",
+       "PATH...",
+       "checksums, order, lookups and filter of every key",
        "Opens each table (verifying the footer, index, meta-index, properties and\n"
        "filter checksums), checks every data block on its own, reads every entry and\n"
        "checks order and properties, looks every key up, and asks the filter about\n"
        "every key and prefix: one it rules out is a false negative. Exits 1 on any\n"
        "problem, naming the block or key. Over several files, a total follows.",
-       {"quiet"}, 1, SIZE_MAX},
-      {"scan", "PATH...", "entries in LSM order, between --from and --to",
+       {"quiet"},
+       1,
+       SIZE_MAX},
+      {"scan",
+       "PATH...",
+       "entries in LSM order, between --from and --to",
        "Prints entries one a line: key, @sequence, type, and value. Several files (or a\n"
        "directory) are merged in LSM order: keys ascending, and for one key the newest\n"
        "entry first; each line then starts with its file. Keys and values are quoted,\n"
        "with \\xNN for bytes that are not printable ASCII and for '\"' and '\\' (or hex\n"
        "with --hex). --from and --to take the same form.",
-       {"from", "to", "limit", "keys_only", "count_only"}, 1, SIZE_MAX},
-      {"get", "PATH... KEY", "the newest entry for KEY, and what each filter says",
+       {"from", "to", "limit", "keys_only", "count_only"},
+       1,
+       SIZE_MAX},
+      {"get",
+       "PATH... KEY",
+       "the newest entry for KEY, and what each filter says",
        "Looks KEY up without the filter in each file, newest first (LSM order), until\n"
        "one holds it; prints that entry (or \"not found\") and, per file consulted, what\n"
        "its filter answers: maybe, no, none, untrusted, or prefixes_only. KEY takes\n"
        "\\xNN escapes (hex with --hex). Exits 1 when the key has no value (not found\n"
        "or deleted), as kvstore's get does, or a filter rules out a key its table holds.",
-       {}, 2, SIZE_MAX},
+       {},
+       2,
+       SIZE_MAX},
   };
   return *commands;
 }
@@ -231,8 +259,9 @@ absl::StatusOr<Arguments> SplitArguments(int argc, char** argv) {
 // Sets the flags `command` accepts; anything else is a usage error.
 absl::Status ApplyFlags(const Command& command, const std::vector<FlagArg>& flags) {
   for (const FlagArg& f : flags) {
-    const bool allowed = f.name == "json" || f.name == "hex" || std::find(command.flags.begin(), command.flags.end(),
-                                                       f.name) != command.flags.end();
+    const bool allowed =
+        f.name == "json" || f.name == "hex" ||
+        std::find(command.flags.begin(), command.flags.end(), f.name) != command.flags.end();
     if (!allowed) {
       return absl::InvalidArgumentError(
           absl::StrCat("--", f.name, " does not apply to ", command.name));
@@ -301,9 +330,9 @@ absl::StatusOr<Options> MakeOptions(const Command& command, std::vector<std::str
   o.from = *from;
   o.to = *to;
   if (!o.from.empty() && !o.to.empty() && o.from > o.to) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--from ", Quoted(o.style, o.from), " is after --to ",
-                     Quoted(o.style, o.to), ": the range is empty"));
+    return absl::InvalidArgumentError(absl::StrCat("--from ", Quoted(o.style, o.from),
+                                                   " is after --to ", Quoted(o.style, o.to),
+                                                   ": the range is empty"));
   }
   return o;
 }
@@ -344,8 +373,10 @@ int Main(int argc, char** argv) {
   absl::StatusOr<Arguments> a = SplitArguments(argc, argv);
   if (!a.ok()) return UsageError(std::string(a.status().message()));
   if (a->version) {
-    std::printf("sst_inspect (lsmbloom): reads table format versions 1 to 2; "
-                "JSON schema_version %d\n", kSchemaVersion);
+    std::printf(
+        "sst_inspect (lsmbloom): reads table format versions 1 to 2; "
+        "JSON schema_version %d\n",
+        kSchemaVersion);
     return kExitOk;
   }
   if (a->help || (!a->positional.empty() && a->positional[0] == "help")) return Help(*a);
@@ -361,9 +392,9 @@ int Main(int argc, char** argv) {
   }
   std::vector<std::string> args(a->positional.begin() + 1, a->positional.end());
   if (args.size() < command->min_args || args.size() > command->max_args) {
-    return UsageError(absl::StrCat(
-        command->name, ": ", args.size() < command->min_args ? "missing" : "too many",
-        " arguments; usage: sst_inspect ", command->name, " [flags] ", command->args));
+    return UsageError(
+        absl::StrCat(command->name, ": ", args.size() < command->min_args ? "missing" : "too many",
+                     " arguments; usage: sst_inspect ", command->name, " [flags] ", command->args));
   }
   absl::Status s = ApplyFlags(*command, a->flags);
   if (!s.ok()) return UsageError(std::string(s.message()));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -13,7 +14,6 @@
 #include "lsmbloom/filter/key_hash.h"
 #include "lsmbloom/io/file.h"
 #include "src/util/random.h"
-#include <fstream>
 
 namespace lsmbloom {
 namespace inspect {
@@ -45,8 +45,8 @@ double PoissonPmf(uint64_t k, double mean) {
 }
 
 // About a dozen bins over [min, max], one per load when the range is small.
-std::vector<LoadBin> Histogram(const std::vector<uint64_t>& loads, uint64_t min,
-                               uint64_t max, double mean) {
+std::vector<LoadBin> Histogram(const std::vector<uint64_t>& loads, uint64_t min, uint64_t max,
+                               double mean) {
   const uint64_t span = max - min + 1;
   const uint64_t width = span <= 16 ? 1 : (span + 11) / 12;
   std::vector<LoadBin> bins;
@@ -71,25 +71,21 @@ void MeasureLoads(const std::vector<uint64_t>& loads, FilterHealth* h) {
     sum_sq += static_cast<double>(load) * load;
   }
   h->load_mean = sum / loads.size();
-  h->load_stddev =
-      std::sqrt(std::max(0.0, sum_sq / loads.size() - h->load_mean * h->load_mean));
+  h->load_stddev = std::sqrt(std::max(0.0, sum_sq / loads.size() - h->load_mean * h->load_mean));
   h->histogram = Histogram(loads, h->load_min, h->load_max, h->load_mean);
 }
 
 // Every distinct hash of the keys the builder gave the filter, sorted.
-absl::StatusOr<std::vector<uint64_t>> FilterKeyHashes(const InspectedTable& t,
-                                                      const HashSpec& spec,
-                                                      Progress* progress,
-                                                      uint64_t* entries) {
+absl::StatusOr<std::vector<uint64_t>> FilterKeyHashes(const InspectedTable& t, const HashSpec& spec,
+                                                      Progress* progress, uint64_t* entries) {
   std::vector<uint64_t> hashes;
   FilterKeys replay(t);
   std::unique_ptr<TableIterator> it = t.table().NewIterator();
   *entries = 0;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     progress->Update(++*entries);
-    replay.Add(it->entry().user_key, [&](std::string_view key, bool) {
-      hashes.push_back(KeyHash(key, spec));
-    });
+    replay.Add(it->entry().user_key,
+               [&](std::string_view key, bool) { hashes.push_back(KeyHash(key, spec)); });
   }
   if (!it->status().ok()) return it->status();
   std::sort(hashes.begin(), hashes.end());
@@ -99,15 +95,13 @@ absl::StatusOr<std::vector<uint64_t>> FilterKeyHashes(const InspectedTable& t,
 
 }  // namespace
 
-absl::StatusOr<FilterHealth> AnalyzeBlockedFilter(const InspectedTable& t,
-                                                  Progress* progress) {
+absl::StatusOr<FilterHealth> AnalyzeBlockedFilter(const InspectedTable& t, Progress* progress) {
   const FilterView& f = t.filter();
   const BlockedBloomReader& reader = *f.blocked();
   const FilterGeometry& g = reader.geometry();
   FilterHealth h;
   MeasureBits(f, &h);
-  absl::StatusOr<std::vector<uint64_t>> hashes =
-      FilterKeyHashes(t, g.hash, progress, &h.entries);
+  absl::StatusOr<std::vector<uint64_t>> hashes = FilterKeyHashes(t, g.hash, progress, &h.entries);
   if (!hashes.ok()) return hashes.status();
   h.distinct_hashes = hashes->size();
   h.keys_complete = f.prefix_extractor().empty() || f.prefixes_reproducible();
@@ -168,8 +162,7 @@ absl::StatusOr<ProbeResult> MeasureFpr(const Table& table, const FilterReader& r
   return r;
 }
 
-absl::StatusOr<std::vector<std::string>> InRangeKeys(const InspectedTable& t,
-                                                     uint64_t count) {
+absl::StatusOr<std::vector<std::string>> InRangeKeys(const InspectedTable& t, uint64_t count) {
   std::vector<std::string> keys;
   const uint64_t entries = t.table().num_entries();
   if (count == 0 || entries == 0) return keys;
@@ -185,7 +178,8 @@ absl::StatusOr<std::vector<std::string>> InRangeKeys(const InspectedTable& t,
     for (uint64_t j = 0; j < (count + sampled - 1) / sampled && keys.size() < count; ++j) {
       std::string key(user_key);
       key.push_back('\0');
-      absl::StrAppendFormat(&key, "%08x", static_cast<uint32_t>(internal::SplitMix64(i * 1000003 + j)));
+      absl::StrAppendFormat(&key, "%08x",
+                            static_cast<uint32_t>(internal::SplitMix64(i * 1000003 + j)));
       if (key <= largest) keys.push_back(std::move(key));
     }
   }
@@ -193,8 +187,7 @@ absl::StatusOr<std::vector<std::string>> InRangeKeys(const InspectedTable& t,
   return keys;
 }
 
-absl::StatusOr<std::vector<std::string>> ReadKeyFile(const Style& style,
-                                                     const std::string& path) {
+absl::StatusOr<std::vector<std::string>> ReadKeyFile(const Style& style, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the keys file"));
   std::vector<std::string> keys;
@@ -204,8 +197,7 @@ absl::StatusOr<std::vector<std::string>> ReadKeyFile(const Style& style,
     if (line.empty()) continue;
     absl::StatusOr<std::string> key = ParseBytes(style, line);
     if (!key.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ":", n, ": ", key.status().message()));
+      return absl::InvalidArgumentError(absl::StrCat(path, ":", n, ": ", key.status().message()));
     }
     keys.push_back(std::move(*key));
   }
@@ -255,16 +247,14 @@ void Verifier::CheckFilterStatus() {
   if (report_->filter_used && !filter_.prefix_extractor().empty() &&
       !filter_.prefixes_reproducible()) {
     report_->warnings.push_back(absl::StrCat("prefixes not checked: this tool cannot ",
-                                             "recompute those of ",
-                                             filter_.prefix_extractor()));
+                                             "recompute those of ", filter_.prefix_extractor()));
   }
   if (s.ok() || s.code() == absl::StatusCode::kNotFound) return;
   if (filter_.damaged()) {
-    AddProblem("filter", absl::StrCat("filter untrusted, so lookups go unfiltered: ",
-                                      s.message()));
+    AddProblem("filter", absl::StrCat("filter untrusted, so lookups go unfiltered: ", s.message()));
   } else {
-    report_->warnings.push_back(absl::StrCat(
-        "filter not checked: this build cannot read it: ", s.message()));
+    report_->warnings.push_back(
+        absl::StrCat("filter not checked: this build cannot read it: ", s.message()));
   }
 }
 
@@ -275,10 +265,9 @@ bool Verifier::CheckOrder(const TableEntry& e) {
   if (!first) {
     const int c = std::string_view(prev_key_).compare(e.user_key);
     if (c > 0 || (c == 0 && tag >= prev_tag_)) {
-      AddProblem("order", absl::StrCat("entry ", report_->entries, " ",
-                                       Quoted(kText, e.user_key), " @", e.sequence,
-                                       " is not after ", Quoted(kText, prev_key_), " @",
-                                       prev_tag_ >> 8));
+      AddProblem("order", absl::StrCat("entry ", report_->entries, " ", Quoted(kText, e.user_key),
+                                       " @", e.sequence, " is not after ", Quoted(kText, prev_key_),
+                                       " @", prev_tag_ >> 8));
     }
   }
   prev_tag_ = tag;
@@ -288,9 +277,8 @@ bool Verifier::CheckOrder(const TableEntry& e) {
 
 void Verifier::CheckLookup(const TableEntry& e) {
   absl::StatusOr<LookupResult> got = GetUnfiltered(t_.table(), e.user_key);
-  const LookupResult::Kind want = e.type == EntryType::kValue
-                                      ? LookupResult::Kind::kFound
-                                      : LookupResult::Kind::kDeleted;
+  const LookupResult::Kind want =
+      e.type == EntryType::kValue ? LookupResult::Kind::kFound : LookupResult::Kind::kDeleted;
   std::string wrong;
   if (!got.ok()) {
     wrong = std::string(got.status().message());
@@ -304,8 +292,8 @@ void Verifier::CheckLookup(const TableEntry& e) {
     report_->lookups_ok++;
     return;
   }
-  AddProblem("lookup", absl::StrCat("lookup of ", Quoted(kText, e.user_key),
-                                    " (newest entry @", e.sequence, ") gave ", wrong));
+  AddProblem("lookup", absl::StrCat("lookup of ", Quoted(kText, e.user_key), " (newest entry @",
+                                    e.sequence, ") gave ", wrong));
 }
 
 void Verifier::CheckFilter(std::string_view key, bool is_prefix) {
@@ -342,10 +330,9 @@ void Verifier::CheckDataBlocks(Progress* progress) {
     // "misplaced" for an intact block written for another offset.
     const std::string message(s.message());
     constexpr char kPrefix[] = "data block ";
-    AddProblem("checksum",
-               absl::StartsWith(message, kPrefix)
-                   ? absl::StrCat(kPrefix, i, " ", message.substr(sizeof(kPrefix) - 1))
-                   : absl::StrCat(kPrefix, i, ": ", message));
+    AddProblem("checksum", absl::StartsWith(message, kPrefix)
+                               ? absl::StrCat(kPrefix, i, " ", message.substr(sizeof(kPrefix) - 1))
+                               : absl::StrCat(kPrefix, i, ": ", message));
   }
 }
 
@@ -361,9 +348,8 @@ void Verifier::ReadEntries(Progress* progress) {
     if (!new_key) continue;
     report_->keys++;
     CheckLookup(e);
-    replay_.Add(e.user_key, [this](std::string_view key, bool is_prefix) {
-      CheckFilter(key, is_prefix);
-    });
+    replay_.Add(e.user_key,
+                [this](std::string_view key, bool is_prefix) { CheckFilter(key, is_prefix); });
   }
   if (!it->status().ok()) {
     // The block pass has counted the damaged block as a problem; say what
@@ -378,11 +364,10 @@ void Verifier::ReadEntries(Progress* progress) {
   read_all_ = true;
   report_->read_all = true;
   if (report_->false_negative_count > 0) {
-    AddProblem("filter",
-               absl::StrCat(report_->false_negative_count,
-                            " keys the table holds are ruled out by the filter "
-                            "(false negatives): the filter is corrupt or was not "
-                            "built from these keys"));
+    AddProblem("filter", absl::StrCat(report_->false_negative_count,
+                                      " keys the table holds are ruled out by the filter "
+                                      "(false negatives): the filter is corrupt or was not "
+                                      "built from these keys"));
   }
 }
 
@@ -398,13 +383,12 @@ void Verifier::CheckProperties() {
   expect("entries", table.num_entries(), report_->entries);
   expect("deletions", t_.properties().num_deletions, report_->deletions);
   const std::string last_key = prev_key_;
-  if (report_->entries > 0 && (table.smallest_user_key() != first_key_ ||
-                               table.largest_user_key() != last_key)) {
+  if (report_->entries > 0 &&
+      (table.smallest_user_key() != first_key_ || table.largest_user_key() != last_key)) {
     AddProblem("properties",
                absl::StrCat("properties record keys ", Quoted(kText, table.smallest_user_key()),
-                            " .. ", Quoted(kText, table.largest_user_key()),
-                            ", the table holds ", Quoted(kText, first_key_), " .. ",
-                            Quoted(kText, last_key)));
+                            " .. ", Quoted(kText, table.largest_user_key()), ", the table holds ",
+                            Quoted(kText, first_key_), " .. ", Quoted(kText, last_key)));
   }
 }
 
@@ -414,7 +398,8 @@ void Verifier::CheckFilterKeyCount() {
   if (filter_.keys_added() != filter_keys_) {
     AddProblem("properties", absl::StrCat("properties record ", filter_.keys_added(),
                                           " keys added to the filter, the table's "
-                                          "entries give ", filter_keys_));
+                                          "entries give ",
+                                          filter_keys_));
   }
   if (filter_.blocked() == nullptr) return;
   std::sort(hashes_.begin(), hashes_.end());
@@ -422,8 +407,8 @@ void Verifier::CheckFilterKeyCount() {
   const uint64_t recorded = filter_.blocked()->geometry().num_keys;
   if (recorded != hashes_.size()) {
     AddProblem("filter", absl::StrCat("the filter's header counts ", recorded,
-                                      " keys; the table's keys hash to ",
-                                      hashes_.size(), " distinct values"));
+                                      " keys; the table's keys hash to ", hashes_.size(),
+                                      " distinct values"));
   }
 }
 

@@ -8,6 +8,7 @@
 #define LSMBLOOM_TOOLS_SST_INSPECT_ANALYSIS_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,7 +17,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include <functional>
 #include "lsmbloom/inspect/inspect.h"
 #include "tools/sst_inspect_common.h"
 
@@ -40,7 +40,7 @@ struct FilterHealth {
   // The keys the builder was given, recomputed from the table's entries.
   uint64_t entries = 0;
   uint64_t distinct_hashes = 0;
-  bool keys_complete = true;  // False if prefixes could not be recomputed.
+  bool keys_complete = true;     // False if prefixes could not be recomputed.
   uint64_t false_negatives = 0;  // Recomputed keys the filter rules out.
 
   uint64_t load_min = 0, load_max = 0;
@@ -49,8 +49,7 @@ struct FilterHealth {
 };
 
 // REQUIRES: t.filter().blocked().
-absl::StatusOr<FilterHealth> AnalyzeBlockedFilter(const InspectedTable& t,
-                                                  Progress* progress);
+absl::StatusOr<FilterHealth> AnalyzeBlockedFilter(const InspectedTable& t, Progress* progress);
 
 // The probe keys: "sst_inspect.probe." and 16 hex digits, fixed per index.
 std::string ProbeKey(uint64_t i);
@@ -58,12 +57,10 @@ std::string ProbeKey(uint64_t i);
 // Up to `count` keys inside the table's key range that it does not hold: a
 // table key (sampled evenly) followed by a 0 byte and 8 hex digits, kept
 // when at most the largest key. Such keys share prefixes with real ones.
-absl::StatusOr<std::vector<std::string>> InRangeKeys(const InspectedTable& t,
-                                                     uint64_t count);
+absl::StatusOr<std::vector<std::string>> InRangeKeys(const InspectedTable& t, uint64_t count);
 
 // Keys from a file, one per line, written as ShowBytes writes them.
-absl::StatusOr<std::vector<std::string>> ReadKeyFile(const Style& style,
-                                                     const std::string& path);
+absl::StatusOr<std::vector<std::string>> ReadKeyFile(const Style& style, const std::string& path);
 
 struct ProbeResult {
   uint64_t generated = 0;
@@ -89,7 +86,7 @@ struct Problem {
 };
 
 struct FalseNegative {
-  std::string bytes;       // The key, or prefix, the filter rules out.
+  std::string bytes;  // The key, or prefix, the filter rules out.
   bool is_prefix = false;
   int64_t filter_block = -1;  // For blocked Bloom filters; else -1.
 };
@@ -103,10 +100,10 @@ struct VerifyReport {
   uint64_t lookups_ok = 0;
   uint64_t filter_keys_checked = 0;      // Whole keys the filter was asked about,
   uint64_t filter_prefixes_checked = 0;  // and prefixes.
-  bool filter_used = false;     // A trusted filter was checked.
+  bool filter_used = false;              // A trusted filter was checked.
   uint64_t false_negative_count = 0;
   std::vector<FalseNegative> false_negatives;  // The first kMaxListed.
-  std::vector<Problem> problems;  // The first kMaxListed.
+  std::vector<Problem> problems;               // The first kMaxListed.
   uint64_t problem_count = 0;
   std::vector<std::string> warnings;
 

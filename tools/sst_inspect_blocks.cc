@@ -45,32 +45,28 @@ void PrintText(const Style& style, const std::string& shown, const BlocksReport&
     stored += b.location.size;
     raw += b.raw_size;
   }
-  Row("data blocks", absl::StrCat(r.data.size(), ": ", stored, " bytes stored (without ",
-                                  "trailers), ", raw, " raw", r.damaged > 0
-                                      ? absl::StrCat("; ", r.damaged, " DAMAGED")
-                                      : ""));
-  std::printf("  %6s %10s %8s %8s %-6s %8s %8s  %s\n", "#", "offset", "stored", "raw",
-              "comp", "entries", "restarts", "first key .. last key");
+  Row("data blocks",
+      absl::StrCat(r.data.size(), ": ", stored, " bytes stored (without ", "trailers), ", raw,
+                   " raw", r.damaged > 0 ? absl::StrCat("; ", r.damaged, " DAMAGED") : ""));
+  std::printf("  %6s %10s %8s %8s %-6s %8s %8s  %s\n", "#", "offset", "stored", "raw", "comp",
+              "entries", "restarts", "first key .. last key");
   for (const DataBlockInfo& b : r.data) {
     if (!b.status.ok()) {
-      std::printf("  %6llu %10llu %8llu  DAMAGED: %s\n",
-                  static_cast<unsigned long long>(b.number),
+      std::printf("  %6llu %10llu %8llu  DAMAGED: %s\n", static_cast<unsigned long long>(b.number),
                   static_cast<unsigned long long>(b.location.offset),
                   static_cast<unsigned long long>(b.location.size),
                   std::string(b.status.message()).c_str());
       continue;
     }
-    std::printf("  %6llu %10llu %8llu %8llu %-6s %8llu %8llu  %s @%llu .. %s @%llu\n",
-                static_cast<unsigned long long>(b.number),
-                static_cast<unsigned long long>(b.location.offset),
-                static_cast<unsigned long long>(b.location.size),
-                static_cast<unsigned long long>(b.raw_size), CompressionName(b.compression),
-                static_cast<unsigned long long>(b.entries),
-                static_cast<unsigned long long>(b.restarts),
-                Quoted(style, b.first_key).c_str(),
-                static_cast<unsigned long long>(b.first_sequence),
-                Quoted(style, b.last_key).c_str(),
-                static_cast<unsigned long long>(b.last_sequence));
+    std::printf(
+        "  %6llu %10llu %8llu %8llu %-6s %8llu %8llu  %s @%llu .. %s @%llu\n",
+        static_cast<unsigned long long>(b.number),
+        static_cast<unsigned long long>(b.location.offset),
+        static_cast<unsigned long long>(b.location.size),
+        static_cast<unsigned long long>(b.raw_size), CompressionName(b.compression),
+        static_cast<unsigned long long>(b.entries), static_cast<unsigned long long>(b.restarts),
+        Quoted(style, b.first_key).c_str(), static_cast<unsigned long long>(b.first_sequence),
+        Quoted(style, b.last_key).c_str(), static_cast<unsigned long long>(b.last_sequence));
   }
   Row("index entries", absl::StrCat(r.index.size(), " (separator: the last key of a block ",
                                     "or a shorter one between blocks)"));
@@ -115,9 +111,8 @@ Json ReportJson(const Style& style, const std::string& shown, const BlocksReport
                          {"size", e.block.size}});
   }
   for (const MetaIndexEntry& e : r.meta) {
-    meta.push_back(Json{{"name", EscapeBytes(e.name)},
-                        {"offset", e.block.offset},
-                        {"size", e.block.size}});
+    meta.push_back(
+        Json{{"name", EscapeBytes(e.name)}, {"offset", e.block.offset}, {"size", e.block.size}});
   }
   return Json{{"file", EscapeBytes(shown)},
               {"damaged_data_blocks", r.damaged},
@@ -150,8 +145,8 @@ int RunBlocks(const Options& o, const std::vector<InputFile>& files, Json* doc) 
       PrintText(o.style, files[i].shown, *r);
     }
     if (r->damaged > 0) {
-      Complain(files[i].shown, absl::StrCat(r->damaged, " damaged data block",
-                                            r->damaged == 1 ? "" : "s"));
+      Complain(files[i].shown,
+               absl::StrCat(r->damaged, " damaged data block", r->damaged == 1 ? "" : "s"));
       ok = false;
     }
   }

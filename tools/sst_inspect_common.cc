@@ -15,9 +15,7 @@ namespace inspect {
 
 namespace {
 
-bool StandsForItself(unsigned char c) {
-  return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\';
-}
+bool StandsForItself(unsigned char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; }
 
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -28,8 +26,8 @@ int HexDigit(char c) {
 
 absl::StatusOr<std::string> ParseHex(std::string_view text) {
   if (text.size() % 2 != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bad hex '", std::string(text), "': an odd number of digits"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad hex '", std::string(text), "': an odd number of digits"));
   }
   std::string out;
   for (size_t i = 0; i < text.size(); i += 2) {
@@ -53,9 +51,9 @@ absl::StatusOr<std::string> Unescape(std::string_view text) {
     const bool well_formed = i + 3 < text.size() && text[i + 1] == 'x' &&
                              HexDigit(text[i + 2]) >= 0 && HexDigit(text[i + 3]) >= 0;
     if (!well_formed) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "bad escape at byte ", i, " of '", std::string(text),
-          "': write a byte as \\xNN (a backslash itself as \\x5c)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad escape at byte ", i, " of '", std::string(text),
+                       "': write a byte as \\xNN (a backslash itself as \\x5c)"));
     }
     out.push_back(static_cast<char>(HexDigit(text[i + 2]) * 16 + HexDigit(text[i + 3])));
     i += 3;

@@ -20,11 +20,11 @@ namespace inspect {
 namespace {
 
 struct FilterReport {
-  std::optional<FilterHealth> health;  // Blocked Bloom filters only.
-  std::optional<ProbeResult> outside;  // Unless --probes=0.
-  std::optional<ProbeResult> inside;   // Unless --range-probes=0.
+  std::optional<FilterHealth> health;    // Blocked Bloom filters only.
+  std::optional<ProbeResult> outside;    // Unless --probes=0.
+  std::optional<ProbeResult> inside;     // Unless --range-probes=0.
   std::optional<ProbeResult> from_file;  // With --keys-from.
-  std::string problem;                 // Why the command fails, or "".
+  std::string problem;                   // Why the command fails, or "".
 };
 
 std::string Problem(const FilterView& f, const FilterReport& r) {
@@ -37,8 +37,8 @@ std::string Problem(const FilterView& f, const FilterReport& r) {
   }
   const uint64_t header = f.blocked()->geometry().num_keys;
   if (h.keys_complete && h.distinct_hashes != header) {
-    return absl::StrCat("the filter's header counts ", header,
-                        " keys; the table's keys hash to ", h.distinct_hashes, " distinct values");
+    return absl::StrCat("the filter's header counts ", header, " keys; the table's keys hash to ",
+                        h.distinct_hashes, " distinct values");
   }
   return "";
 }
@@ -56,7 +56,8 @@ absl::StatusOr<FilterReport> Analyze(const Options& o, const InputFile& file,
     r.health = *h;
   }
   if (f.reader() != nullptr) {
-    auto measure = [&](const char* what, uint64_t n, const std::function<std::string(uint64_t)>& key,
+    auto measure = [&](const char* what, uint64_t n,
+                       const std::function<std::string(uint64_t)>& key,
                        std::optional<ProbeResult>* out) -> absl::Status {
       if (n == 0) return absl::OkStatus();
       Progress progress(o.style.progress, absl::StrCat("filter ", file.shown, ": ", what), n,
@@ -70,12 +71,13 @@ absl::StatusOr<FilterReport> Analyze(const Options& o, const InputFile& file,
     absl::StatusOr<std::vector<std::string>> inside = InRangeKeys(t, o.range_probes);
     if (s.ok() && !inside.ok()) s = inside.status();
     if (s.ok()) {
-      s = measure("inside the range", inside->size(),
-                  [&](uint64_t i) { return (*inside)[i]; }, &r.inside);
+      s = measure(
+          "inside the range", inside->size(), [&](uint64_t i) { return (*inside)[i]; }, &r.inside);
     }
     if (s.ok() && !o.keys_from.empty()) {
-      s = measure("keys from file", user_keys.size(),
-                  [&](uint64_t i) { return user_keys[i]; }, &r.from_file);
+      s = measure(
+          "keys from file", user_keys.size(), [&](uint64_t i) { return user_keys[i]; },
+          &r.from_file);
     }
     if (!s.ok()) return s;
   }
@@ -118,9 +120,8 @@ void PrintHealth(const FilterView& f, const FilterHealth& h) {
 }
 
 void PrintMeasured(const char* what, const ProbeResult& p) {
-  Row("", absl::StrFormat("%s %s (%u of %u probes), 95%% interval %s .. %s", what,
-                          Percent(p.fpr), p.false_positives, p.absent, Percent(p.low),
-                          Percent(p.high)));
+  Row("", absl::StrFormat("%s %s (%u of %u probes), 95%% interval %s .. %s", what, Percent(p.fpr),
+                          p.false_positives, p.absent, Percent(p.low), Percent(p.high)));
 }
 
 void PrintText(const InputFile& file, const InspectedTable& t, const FilterReport& r) {
@@ -172,9 +173,9 @@ void PrintText(const InputFile& file, const InspectedTable& t, const FilterRepor
 
 Json ProbeJson(const std::optional<ProbeResult>& p) {
   if (!p.has_value()) return nullptr;
-  return Json{{"fpr", p->fpr},           {"low", p->low},
-              {"high", p->high},         {"false_positives", p->false_positives},
-              {"absent", p->absent},     {"generated", p->generated},
+  return Json{{"fpr", p->fpr},          {"low", p->low},
+              {"high", p->high},        {"false_positives", p->false_positives},
+              {"absent", p->absent},    {"generated", p->generated},
               {"excluded", p->excluded}};
 }
 
@@ -187,8 +188,8 @@ Json ReportJson(const InputFile& file, const InspectedTable& t, const FilterRepo
     const FilterHealth& h = *r.health;
     Json bins = Json::array();
     for (const LoadBin& b : h.histogram) {
-      bins.push_back(Json{{"from", b.from}, {"to", b.to}, {"blocks", b.blocks},
-                          {"poisson", b.expected}});
+      bins.push_back(
+          Json{{"from", b.from}, {"to", b.to}, {"blocks", b.blocks}, {"poisson", b.expected}});
     }
     j["health"] = Json{{"bits_set", h.bits_set},
                        {"bits_total", h.bits_total},
@@ -205,12 +206,12 @@ Json ReportJson(const InputFile& file, const InspectedTable& t, const FilterRepo
   }
   j["fpr"] = nullptr;
   if (t.filter().reader() != nullptr) {
-    j["fpr"] = Json{{"model", t.filter().reader()->predicted_fpr()},
-                    {"from_fill", r.health.has_value() ? Json(r.health->fpr_from_fill)
-                                                       : Json(nullptr)},
-                    {"measured", ProbeJson(r.outside)},
-                    {"in_range", ProbeJson(r.inside)},
-                    {"keys_file", ProbeJson(r.from_file)}};
+    j["fpr"] =
+        Json{{"model", t.filter().reader()->predicted_fpr()},
+             {"from_fill", r.health.has_value() ? Json(r.health->fpr_from_fill) : Json(nullptr)},
+             {"measured", ProbeJson(r.outside)},
+             {"in_range", ProbeJson(r.inside)},
+             {"keys_file", ProbeJson(r.from_file)}};
   }
   j["problem"] = EscapeBytes(r.problem);
   return j;
@@ -224,8 +225,7 @@ int RunFilter(const Options& o, const std::vector<InputFile>& files, Json* doc) 
     absl::StatusOr<std::vector<std::string>> keys = ReadKeyFile(o.style, o.keys_from);
     if (!keys.ok()) {
       std::fprintf(stderr, "sst_inspect: %s\n", std::string(keys.status().message()).c_str());
-      return keys.status().code() == absl::StatusCode::kInvalidArgument ? kExitUsage
-                                                                         : kExitProblem;
+      return keys.status().code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitProblem;
     }
     user_keys = std::move(*keys);
   }
@@ -268,17 +268,17 @@ int RunFilter(const Options& o, const std::vector<InputFile>& files, Json* doc) 
   if (files.size() > 1) {
     const double rate = absent == 0 ? 0 : static_cast<double>(fp) / absent;
     if (o.style.json) {
-      (*doc)["summary"] = Json{{"files", files.size()},     {"checked", checked},
-                               {"failed", failed},          {"filter_bytes", filter_bytes},
+      (*doc)["summary"] = Json{{"files", files.size()},      {"checked", checked},
+                               {"failed", failed},           {"filter_bytes", filter_bytes},
                                {"filter_keys", filter_keys}, {"false_positives", fp},
-                               {"absent", absent},          {"measured_fpr", rate}};
+                               {"absent", absent},           {"measured_fpr", rate}};
     } else {
       std::printf("\ntotal: %llu of %zu files checked, %llu with a problem\n",
                   static_cast<unsigned long long>(checked), files.size(),
                   static_cast<unsigned long long>(failed));
       Row("filters", absl::StrCat(Bytes(filter_bytes), " for ", filter_keys, " keys added"));
-      Row("measured fpr", absl::StrCat(Percent(rate), " (", fp, " of ", absent,
-                                       " absent probes, all kinds)"));
+      Row("measured fpr",
+          absl::StrCat(Percent(rate), " (", fp, " of ", absent, " absent probes, all kinds)"));
     }
   }
   return ok ? kExitOk : kExitProblem;

@@ -27,9 +27,12 @@ std::string FilterAnswer(const FilterView& f, std::string_view key, bool present
 
 const char* ResultName(LookupResult::Kind kind) {
   switch (kind) {
-    case LookupResult::Kind::kFound: return "value";
-    case LookupResult::Kind::kDeleted: return "deletion";
-    case LookupResult::Kind::kNotFound: return "not_found";
+    case LookupResult::Kind::kFound:
+      return "value";
+    case LookupResult::Kind::kDeleted:
+      return "deletion";
+    case LookupResult::Kind::kNotFound:
+      return "not_found";
   }
   return "not_found";
 }
@@ -68,12 +71,12 @@ int RunGet(const Options& o, const std::vector<InputFile>& files, const std::str
                                    {"value", ShowBytes(o.style, r->value)},
                                    {"filter", filter},
                                    {"false_negative", false_negative}});
-    lines.push_back(absl::StrCat(file.shown, ": filter ", filter, ", ",
-                                 r->kind == LookupResult::Kind::kNotFound
-                                     ? std::string("not found")
-                                     : absl::StrCat(ResultName(r->kind), " @", r->sequence),
-                                 false_negative ? " -- FALSE NEGATIVE: the table holds this key"
-                                                : ""));
+    lines.push_back(
+        absl::StrCat(file.shown, ": filter ", filter, ", ",
+                     r->kind == LookupResult::Kind::kNotFound
+                         ? std::string("not found")
+                         : absl::StrCat(ResultName(r->kind), " @", r->sequence),
+                     false_negative ? " -- FALSE NEGATIVE: the table holds this key" : ""));
     if (false_negative) {
       Complain(file.shown, absl::StrCat("the filter rules out ", Quoted(Style{}, key),
                                         ", which the table holds"));

@@ -45,25 +45,24 @@ void PrintText(const Style& style, const std::string& shown, const InspectedTabl
   std::printf("%s\n", shown.c_str());
   Row("size", Bytes(table.file_size()));
   const TableLayout layout = LayoutOf(table);
-  Row("format", absl::StrCat("lsmbloom table v", table.format_version(),
-                             " (footer of 64 bytes at ", layout.footer_offset,
-                             ": magic and checksum ok)"));
-  Row("unique id", table.format_version() >= 2
-                       ? absl::StrFormat("%016x (every block's checksum is bound to it)",
-                                         table.unique_id())
-                       : "none (format v1: blocks are not bound to their place)");
+  Row("format", absl::StrCat("lsmbloom table v", table.format_version(), " (footer of 64 bytes at ",
+                             layout.footer_offset, ": magic and checksum ok)"));
+  Row("unique id",
+      table.format_version() >= 2
+          ? absl::StrFormat("%016x (every block's checksum is bound to it)", table.unique_id())
+          : "none (format v1: blocks are not bound to their place)");
   Row("created", absl::StrCat(CreationTime(t), " by ", props.creator));
   Row("entries", absl::StrCat(table.num_entries(), ": ", table.num_entries() - deletions,
                               " values, ", deletions, " deletions"));
   if (HasDistinctKeys(t.filter())) Row("distinct keys", absl::StrCat(t.filter().keys_added()));
   Row("key range", absl::StrCat(Quoted(style, table.smallest_user_key()), " .. ",
                                 Quoted(style, table.largest_user_key())));
-  Row("raw sizes", absl::StrCat("keys ", Bytes(props.raw_key_size), ", values ",
-                                Bytes(props.raw_value_size)));
-  Row("data blocks", absl::StrCat(props.num_data_blocks, ", ", Bytes(props.data_size),
-                                  "; block size ", props.block_size, ", restart interval ",
-                                  props.restart_interval, ", compression ",
-                                  CompressionName(props.compression)));
+  Row("raw sizes",
+      absl::StrCat("keys ", Bytes(props.raw_key_size), ", values ", Bytes(props.raw_value_size)));
+  Row("data blocks",
+      absl::StrCat(props.num_data_blocks, ", ", Bytes(props.data_size), "; block size ",
+                   props.block_size, ", restart interval ", props.restart_interval,
+                   ", compression ", CompressionName(props.compression)));
   auto located = [](const BlockLocation& b) {
     return absl::StrCat(Bytes(b.size), " at ", b.offset);
   };
@@ -87,16 +86,14 @@ Json PropsJson(const Style& style, const std::string& shown, const InspectedTabl
   j["size"] = table.file_size();
   j["format_version"] = table.format_version();
   // A string: 64-bit ids do not survive JSON readers that use doubles.
-  j["unique_id"] = table.format_version() >= 2
-                       ? Json(absl::StrFormat("%016x", table.unique_id()))
-                       : Json(nullptr);
+  j["unique_id"] = table.format_version() >= 2 ? Json(absl::StrFormat("%016x", table.unique_id()))
+                                               : Json(nullptr);
   const TableProperties& props = t.properties();
   j["creator"] = EscapeBytes(props.creator);
   j["creation_time"] = props.creation_time;
   j["entries"] = table.num_entries();
   j["deletions"] = props.num_deletions;
-  j["distinct_keys"] =
-      HasDistinctKeys(t.filter()) ? Json(t.filter().keys_added()) : Json(nullptr);
+  j["distinct_keys"] = HasDistinctKeys(t.filter()) ? Json(t.filter().keys_added()) : Json(nullptr);
   j["smallest_key"] = ShowBytes(style, table.smallest_user_key());
   j["largest_key"] = ShowBytes(style, table.largest_user_key());
   j["raw_key_bytes"] = props.raw_key_size;
@@ -226,20 +223,20 @@ int RunProps(const Options& o, const std::vector<InputFile>& files, Json* doc) {
     }
   }
   if (files.size() > 1) {
-    const std::string range =
-        totals.any ? absl::StrCat(Quoted(o.style, totals.smallest), " .. ",
-                                  Quoted(o.style, totals.largest))
-                   : "none";
+    const std::string range = totals.any ? absl::StrCat(Quoted(o.style, totals.smallest), " .. ",
+                                                        Quoted(o.style, totals.largest))
+                                         : "none";
     if (o.style.json) {
-      (*doc)["summary"] = Json{{"files", totals.files},
-                               {"bytes", totals.bytes},
-                               {"entries", totals.entries},
-                               {"deletions", totals.deletions},
-                               {"data_blocks", totals.data_blocks},
-                               {"filter_bytes", totals.filter_bytes},
-                               {"filter_keys", totals.filter_keys},
-                               {"smallest_key", totals.any ? Json(ShowBytes(o.style, totals.smallest)) : Json(nullptr)},
-                               {"largest_key", totals.any ? Json(ShowBytes(o.style, totals.largest)) : Json(nullptr)}};
+      (*doc)["summary"] = Json{
+          {"files", totals.files},
+          {"bytes", totals.bytes},
+          {"entries", totals.entries},
+          {"deletions", totals.deletions},
+          {"data_blocks", totals.data_blocks},
+          {"filter_bytes", totals.filter_bytes},
+          {"filter_keys", totals.filter_keys},
+          {"smallest_key", totals.any ? Json(ShowBytes(o.style, totals.smallest)) : Json(nullptr)},
+          {"largest_key", totals.any ? Json(ShowBytes(o.style, totals.largest)) : Json(nullptr)}};
     } else {
       std::printf("\ntotal: %llu of %zu files read\n",
                   static_cast<unsigned long long>(totals.files), files.size());
@@ -247,8 +244,8 @@ int RunProps(const Options& o, const std::vector<InputFile>& files, Json* doc) {
       Row("entries", absl::StrCat(totals.entries, ", ", totals.deletions, " deletions"));
       Row("key range", range);
       Row("data blocks", absl::StrCat(totals.data_blocks));
-      Row("filters", absl::StrCat(Bytes(totals.filter_bytes), " for ", totals.filter_keys,
-                                  " keys added"));
+      Row("filters",
+          absl::StrCat(Bytes(totals.filter_bytes), " for ", totals.filter_keys, " keys added"));
     }
   }
   return ok ? kExitOk : kExitProblem;

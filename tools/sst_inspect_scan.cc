@@ -31,9 +31,7 @@ struct After {
   }
 };
 
-std::string TypeName(EntryType type) {
-  return type == EntryType::kDeletion ? "deletion" : "value";
-}
+std::string TypeName(EntryType type) { return type == EntryType::kDeletion ? "deletion" : "value"; }
 
 }  // namespace
 

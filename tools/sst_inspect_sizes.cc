@@ -97,9 +97,9 @@ void PrintText(const std::string& shown, const SizesReport& r) {
   std::printf("%s\n", shown.c_str());
   PrintStats("keys", r.keys);
   PrintStats("values", r.values);
-  Row("entries per block", absl::StrFormat("min %u, mean %.1f, max %u over %u data blocks",
-                                           r.block_entries.min, r.block_entries.mean(),
-                                           r.block_entries.max, r.block_entries.count));
+  Row("entries per block",
+      absl::StrFormat("min %u, mean %.1f, max %u over %u data blocks", r.block_entries.min,
+                      r.block_entries.mean(), r.block_entries.max, r.block_entries.count));
   Row("raw block size", absl::StrFormat("min %u, mean %.1f, max %u bytes", r.block_raw.min,
                                         r.block_raw.mean(), r.block_raw.max));
   Row("data blocks", absl::StrCat(Bytes(r.stored), " stored, ", Bytes(r.raw), " raw, ",
@@ -109,9 +109,9 @@ void PrintText(const std::string& shown, const SizesReport& r) {
     const double ratio = r.raw == 0 ? 1 : static_cast<double>(n) / r.raw;
     const int64_t saves = static_cast<int64_t>(r.stored) - static_cast<int64_t>(n);
     Row(c == Compression::kNone ? "recompressed" : "",
-        absl::StrFormat("%-6s %s, %.1f%% of raw, %s %d bytes against now",
-                        CompressionName(c), Bytes(n), ratio * 100,
-                        saves >= 0 ? "saves" : "costs", saves >= 0 ? saves : -saves));
+        absl::StrFormat("%-6s %s, %.1f%% of raw, %s %d bytes against now", CompressionName(c),
+                        Bytes(n), ratio * 100, saves >= 0 ? "saves" : "costs",
+                        saves >= 0 ? saves : -saves));
   }
 }
 
@@ -119,10 +119,10 @@ Json StatsJson(const SizeStats& s) {
   Json bins = Json::array();
   for (size_t i = 0; i < s.bins.size(); ++i) {
     if (s.bins[i] == 0) continue;
-    bins.push_back(Json{{"from", SizeStats::From(i)}, {"to", SizeStats::To(i)},
-                        {"count", s.bins[i]}});
+    bins.push_back(
+        Json{{"from", SizeStats::From(i)}, {"to", SizeStats::To(i)}, {"count", s.bins[i]}});
   }
-  return Json{{"count", s.count}, {"min", s.min},    {"mean", s.mean()},
+  return Json{{"count", s.count}, {"min", s.min},   {"mean", s.mean()},
               {"max", s.max},     {"total", s.sum}, {"histogram", bins}};
 }
 

@@ -13,10 +13,9 @@ namespace inspect {
 namespace {
 
 void PrintText(const Style& style, const std::string& shown, const VerifyReport& r) {
-  const std::string verdict =
-      r.ok() ? "OK"
-             : absl::StrCat("FAILED, ", r.problem_count, " problem",
-                            r.problem_count == 1 ? "" : "s");
+  const std::string verdict = r.ok() ? "OK"
+                                     : absl::StrCat("FAILED, ", r.problem_count, " problem",
+                                                    r.problem_count == 1 ? "" : "s");
   std::printf("%s: %s\n", shown.c_str(), verdict.c_str());
   Row("entries", absl::StrCat(r.entries, " read, ", r.keys, " keys, ", r.deletions, " deletions"));
   Row("checksums", r.damaged_data_blocks == 0
@@ -114,22 +113,23 @@ int RunVerify(const Options& o, const std::vector<InputFile>& files, Json* doc) 
       PrintText(o.style, file.shown, r);
     }
     if (!r.ok()) {
-      Complain(file.shown, absl::StrCat("verify failed, ", r.problem_count, " problem",
-                                        r.problem_count == 1 ? "" : "s", "; first: ",
-                                        r.problems[0].message));
+      Complain(file.shown,
+               absl::StrCat("verify failed, ", r.problem_count, " problem",
+                            r.problem_count == 1 ? "" : "s", "; first: ", r.problems[0].message));
     }
   }
   if (files.size() > 1) {
     if (o.style.json) {
-      (*doc)["summary"] = Json{{"files", files.size()}, {"passed", passed},
-                               {"failed", failed},      {"unreadable", unreadable},
+      (*doc)["summary"] = Json{{"files", files.size()},
+                               {"passed", passed},
+                               {"failed", failed},
+                               {"unreadable", unreadable},
                                {"entries", entries}};
     } else {
-      std::printf("\ntotal: %zu files: %llu OK, %llu FAILED, %llu unreadable; %llu entries\n",
-                  files.size(), static_cast<unsigned long long>(passed),
-                  static_cast<unsigned long long>(failed),
-                  static_cast<unsigned long long>(unreadable),
-                  static_cast<unsigned long long>(entries));
+      std::printf(
+          "\ntotal: %zu files: %llu OK, %llu FAILED, %llu unreadable; %llu entries\n", files.size(),
+          static_cast<unsigned long long>(passed), static_cast<unsigned long long>(failed),
+          static_cast<unsigned long long>(unreadable), static_cast<unsigned long long>(entries));
     }
   }
   return failed + unreadable == 0 ? kExitOk : kExitProblem;

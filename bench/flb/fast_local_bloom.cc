@@ -37,9 +37,7 @@ void FreeFilter(Filter* filter) {
   filter->num_lines = 0;
 }
 
-bool Avx2Supported() {
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
-}
+bool Avx2Supported() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2"); }
 
 }  // namespace flb
 }  // namespace bench

@@ -45,22 +45,18 @@ void FreeFilter(Filter* filter);
 // True if the CPU runs the avx2 variant.
 bool Avx2Supported();
 
-#define LSMBLOOM_FLB_VARIANT_API                                               \
-  /* Keys are n fixed-size keys laid end to end, hashed by KeyHash (build) */ \
-  /* or KeyHashInline (queries), as lsmbloom's builder and loops do.       */ \
-  Filter Build(const char* keys, size_t key_size, size_t n,                   \
-               int millibits_per_key);                                         \
-  /* Same, from hashes already computed. */                                   \
-  Filter BuildFromHashes(const uint64_t* hashes, size_t n,                     \
-                         int millibits_per_key);                               \
-  /* One query per key, hashing included; returns how many may match. */      \
-  size_t CountKeys(const Filter& f, const char* keys, size_t key_size,        \
-                   size_t n);                                                  \
-  /* One query per hash; returns how many may match. */                       \
-  size_t CountHashes(const Filter& f, const uint64_t* hashes, size_t n);      \
-  /* FLB's batched query: fetch every line, then probe. n <= kMaxBatch. */    \
-  void MayMatchBatch(const Filter& f, const uint64_t* hashes, size_t n,       \
-                     bool* out);
+#define LSMBLOOM_FLB_VARIANT_API                                                    \
+  /* Keys are n fixed-size keys laid end to end, hashed by KeyHash (build) */       \
+  /* or KeyHashInline (queries), as lsmbloom's builder and loops do.       */       \
+  Filter Build(const char* keys, size_t key_size, size_t n, int millibits_per_key); \
+  /* Same, from hashes already computed. */                                         \
+  Filter BuildFromHashes(const uint64_t* hashes, size_t n, int millibits_per_key);  \
+  /* One query per key, hashing included; returns how many may match. */            \
+  size_t CountKeys(const Filter& f, const char* keys, size_t key_size, size_t n);   \
+  /* One query per hash; returns how many may match. */                             \
+  size_t CountHashes(const Filter& f, const uint64_t* hashes, size_t n);            \
+  /* FLB's batched query: fetch every line, then probe. n <= kMaxBatch. */          \
+  void MayMatchBatch(const Filter& f, const uint64_t* hashes, size_t n, bool* out);
 
 constexpr size_t kMaxBatch = 1024;
 

@@ -87,7 +87,8 @@ void ExpectTablesIntact(const Store& store) {
   for (const auto& level : store.files()) {
     for (const lsmbloom::TableFile& f : level) {
       ++live;
-      absl::StatusOr<std::vector<lsmbloom::BlockLocation>> blocks = lsmbloom::DataBlockLocations(*f.table);
+      absl::StatusOr<std::vector<lsmbloom::BlockLocation>> blocks =
+          lsmbloom::DataBlockLocations(*f.table);
       ASSERT_TRUE(blocks.ok()) << blocks.status();
       for (const auto& block : *blocks) {
         EXPECT_TRUE(lsmbloom::CheckDataBlock(*f.table, block).ok()) << f.file_number;
@@ -122,8 +123,8 @@ void RunKills(const std::string& dir, WalSync::Mode mode, int rounds, uint64_t s
     ASSERT_EQ(kill(child, SIGKILL), 0);
     int status = 0;
     ASSERT_EQ(waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "child exited on its own with status "
-                                     << WEXITSTATUS(status);
+    ASSERT_TRUE(WIFSIGNALED(status))
+        << "child exited on its own with status " << WEXITSTATUS(status);
     std::string acks;
     char buffer[4096];
     ssize_t n;

@@ -66,8 +66,7 @@ absl::Status TruncateFile(const std::string& path, uint64_t size) {
 }
 
 absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<lsmbloom::RandomAccessFile>> file =
-      lsmbloom::OpenPosixFile(path);
+  absl::StatusOr<std::unique_ptr<lsmbloom::RandomAccessFile>> file = lsmbloom::OpenPosixFile(path);
   if (!file.ok()) return file.status();
   std::string contents((*file)->Size(), '\0');
   std::string_view read;

@@ -17,8 +17,7 @@ bool ParseNumber(std::string_view digits, uint64_t* number) {
 
 // Removes `suffix` from the end of `name` if it is there.
 bool ConsumeSuffix(std::string_view* name, std::string_view suffix) {
-  if (name->size() < suffix.size() ||
-      name->substr(name->size() - suffix.size()) != suffix) {
+  if (name->size() < suffix.size() || name->substr(name->size() - suffix.size()) != suffix) {
     return false;
   }
   name->remove_suffix(suffix.size());
@@ -35,8 +34,8 @@ ParsedFileName ParseFileName(std::string_view name) {
     if (name == "MANIFEST" || base.kind == FileKind::kTable) parsed.kind = FileKind::kTemp;
     return parsed;
   }
-  for (const auto& [suffix, kind] : {std::pair{".sst", FileKind::kTable},
-                                     std::pair{".log", FileKind::kLog}}) {
+  for (const auto& [suffix, kind] :
+       {std::pair{".sst", FileKind::kTable}, std::pair{".log", FileKind::kLog}}) {
     std::string_view base = name;
     if (ConsumeSuffix(&base, suffix) && ParseNumber(base, &parsed.number)) {
       parsed.kind = kind;

@@ -38,8 +38,7 @@ absl::Status ForEachLine(const std::string& path, Visit visit) {
 
 }  // namespace
 
-absl::StatusOr<uint64_t> LoadTsv(Store& store, const std::string& path,
-                                 std::FILE* progress) {
+absl::StatusOr<uint64_t> LoadTsv(Store& store, const std::string& path, std::FILE* progress) {
   uint64_t lines = 0;
   absl::Status s = ForEachLine(path, [&](uint64_t, std::string_view, std::string_view) {
     ++lines;
@@ -60,8 +59,7 @@ absl::StatusOr<uint64_t> LoadTsv(Store& store, const std::string& path,
     if (progress != nullptr &&
         (written / kProgressEvery != before / kProgressEvery || written == lines)) {
       std::fprintf(progress, "load: %llu/%llu keys, %.1f s\n",
-                   static_cast<unsigned long long>(written),
-                   static_cast<unsigned long long>(lines),
+                   static_cast<unsigned long long>(written), static_cast<unsigned long long>(lines),
                    absl::ToDoubleSeconds(absl::Now() - start));
     }
     return absl::OkStatus();

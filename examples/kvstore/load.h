@@ -18,8 +18,7 @@ namespace kvstore {
 // the file and line number) writes nothing; then writes it in atomic write
 // batches of about 1 MiB. Reports progress to `progress` if not null.
 // Returns the number of keys written.
-absl::StatusOr<uint64_t> LoadTsv(Store& store, const std::string& path,
-                                 std::FILE* progress);
+absl::StatusOr<uint64_t> LoadTsv(Store& store, const std::string& path, std::FILE* progress);
 
 }  // namespace kvstore
 

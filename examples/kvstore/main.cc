@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -151,9 +151,8 @@ constexpr int64_t kMaxBulkLoad = 1000000000000;
 absl::StatusOr<int64_t> ParseBulkLoadCount(const std::string& word) {
   int64_t n = 0;
   if (!absl::SimpleAtoi(word, &n) || n < 0 || n > kMaxBulkLoad) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bulk-load: N must be a whole number from 0 to ", kMaxBulkLoad, ", not '", word,
-        "'"));
+    return absl::InvalidArgumentError(absl::StrCat("bulk-load: N must be a whole number from 0 to ",
+                                                   kMaxBulkLoad, ", not '", word, "'"));
   }
   return n;
 }
@@ -169,8 +168,7 @@ int RunBulkLoad(Store& store, const std::vector<std::string>& args) {
   const absl::Time start = absl::Now();
   for (int64_t i = 0; i < n; ++i) {
     // The store flushes every memtable_max_entries keys and compacts then.
-    absl::Status s =
-        store.Put(absl::StrFormat("key%012d", i), absl::StrFormat("value%012d", i));
+    absl::Status s = store.Put(absl::StrFormat("key%012d", i), absl::StrFormat("value%012d", i));
     if (!s.ok()) return Fail(s);
     if ((i + 1) % kBulkLoadProgressEvery == 0 || i + 1 == n) {
       std::fprintf(stderr, "bulk-load: %lld/%lld keys, %.1f s, files: %s\n",
@@ -209,8 +207,8 @@ int RunScan(Store& store, const std::vector<std::string>&) {
 absl::Status CheckCompact(const std::vector<std::string>&) {
   const int level = absl::GetFlag(FLAGS_level);
   if (level < -1 || level >= lsmbloom::kNumLevels - 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "compact: --level must be from 0 to ", lsmbloom::kNumLevels - 2, ", or -1 for all"));
+    return absl::InvalidArgumentError(absl::StrCat("compact: --level must be from 0 to ",
+                                                   lsmbloom::kNumLevels - 2, ", or -1 for all"));
   }
   return absl::OkStatus();
 }
@@ -257,9 +255,8 @@ void PrintHelp() {
   for (const auto& [name, flag] : absl::GetAllFlags()) {
     if (absl::EndsWith(flag->Filename(), "main.cc")) flags.push_back(flag);
   }
-  std::sort(flags.begin(), flags.end(), [](const auto* a, const auto* b) {
-    return a->Name() < b->Name();
-  });
+  std::sort(flags.begin(), flags.end(),
+            [](const auto* a, const auto* b) { return a->Name() < b->Name(); });
   for (const absl::CommandLineFlag* flag : flags) {
     std::printf("  --%s (default '%s')\n      %s\n", std::string(flag->Name()).c_str(),
                 flag->DefaultValue().c_str(), flag->Help().c_str());

@@ -15,8 +15,8 @@ namespace {
 constexpr std::string_view kHeader = "kvstore-manifest v1";
 
 absl::Status Corrupt(int line_number, std::string_view line, const char* why) {
-  return absl::DataLossError(absl::StrCat("MANIFEST line ", line_number, ": ", why,
-                                          ": '", std::string(line), "'"));
+  return absl::DataLossError(
+      absl::StrCat("MANIFEST line ", line_number, ": ", why, ": '", std::string(line), "'"));
 }
 
 std::vector<std::string_view> Words(std::string_view line) {
@@ -84,8 +84,7 @@ absl::StatusOr<Manifest> DecodeManifest(std::string_view text) {
       have_sequence = true;
     } else if (w.size() == 2 && w[0] == "log_number" && ParseNumber(w[1], &a)) {
       manifest.log_number = a;
-    } else if (w.size() == 3 && w[0] == "file" && ParseNumber(w[1], &a) &&
-               ParseNumber(w[2], &b)) {
+    } else if (w.size() == 3 && w[0] == "file" && ParseNumber(w[1], &a) && ParseNumber(w[2], &b)) {
       if (a >= static_cast<uint64_t>(lsmbloom::kNumLevels)) {
         return Corrupt(line_number, line, "level out of range");
       }

@@ -40,12 +40,12 @@ TEST(ManifestTest, RejectsMalformedText) {
   const std::vector<std::string> bad = {
       "",
       "hello\n",
-      head,                                    // No "end": truncated.
-      head + "end",                            // Unterminated line.
-      head + "end\nfile 0 1\n",                // Text after end.
-      head + "file 0 1\nfile 1 1\nend\n",      // A file twice.
-      head + "file 7 1\nend\n",                // No level 7.
-      head + "file 0 10\nend\n",               // Not below next_file_number.
+      head,                                // No "end": truncated.
+      head + "end",                        // Unterminated line.
+      head + "end\nfile 0 1\n",            // Text after end.
+      head + "file 0 1\nfile 1 1\nend\n",  // A file twice.
+      head + "file 7 1\nend\n",            // No level 7.
+      head + "file 0 10\nend\n",           // Not below next_file_number.
       head + "file 0 -1\nend\n",
       head + "file 0 1x\nend\n",
       head + "file 0\nend\n",

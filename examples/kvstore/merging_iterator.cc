@@ -4,8 +4,7 @@
 
 namespace kvstore {
 
-MergingIterator::MergingIterator(
-    std::vector<std::unique_ptr<lsmbloom::TableIterator>> children)
+MergingIterator::MergingIterator(std::vector<std::unique_ptr<lsmbloom::TableIterator>> children)
     : children_(std::move(children)) {}
 
 bool MergingIterator::After(size_t a, size_t b) const {
@@ -18,8 +17,7 @@ bool MergingIterator::After(size_t a, size_t b) const {
 void MergingIterator::Push(size_t child) {
   if (!children_[child]->Valid()) return;
   heap_.push_back(child);
-  std::push_heap(heap_.begin(), heap_.end(),
-                 [this](size_t a, size_t b) { return After(a, b); });
+  std::push_heap(heap_.begin(), heap_.end(), [this](size_t a, size_t b) { return After(a, b); });
 }
 
 void MergingIterator::SeekToFirst() {
@@ -39,17 +37,14 @@ void MergingIterator::Seek(std::string_view user_key) {
 }
 
 void MergingIterator::Next() {
-  std::pop_heap(heap_.begin(), heap_.end(),
-                [this](size_t a, size_t b) { return After(a, b); });
+  std::pop_heap(heap_.begin(), heap_.end(), [this](size_t a, size_t b) { return After(a, b); });
   const size_t child = heap_.back();
   heap_.pop_back();
   children_[child]->Next();
   Push(child);
 }
 
-lsmbloom::TableEntry MergingIterator::entry() const {
-  return children_[heap_.front()]->entry();
-}
+lsmbloom::TableEntry MergingIterator::entry() const { return children_[heap_.front()]->entry(); }
 
 absl::Status MergingIterator::status() const {
   for (const auto& child : children_) {

@@ -174,7 +174,7 @@ TEST_F(RecoveryTest, LogLeftByAnUnfinishedFlushIsReplayedAndFolded) {
   const std::string old_log = OnlyLog();
   const uint64_t next = *Logs().begin() + 1;
   fs::copy_file(old_log, LogFileName(dir_, next));
-  fs::resize_file(old_log, fs::file_size(old_log));  // Old log unchanged.
+  fs::resize_file(old_log, fs::file_size(old_log));                 // Old log unchanged.
   std::ofstream(LogFileName(dir_, next), std::ios::trunc).close();  // New log: empty.
   std::unique_ptr<Store> store = OpenStore();
   ASSERT_NE(store, nullptr);

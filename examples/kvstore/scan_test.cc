@@ -100,9 +100,8 @@ TEST_F(ScanTest, ScanSeesNewestVersionAcrossMemtableAndLevelsAndHidesTombstones)
 
   EXPECT_EQ(ScanOrDie(*store, {}), ModelRange(model, {}));
   const std::vector<Store::ScanRange> ranges = {
-      {"k00100", "k00200", 0}, {"k01000", "", 25}, {"", "k00050", 0},
-      {"k02999", "", 0},       {"k1", "", 0},      {"k00500", "k00500", 0},
-      {"k00123x", "k00456", 7}};
+      {"k00100", "k00200", 0}, {"k01000", "", 25},      {"", "k00050", 0},       {"k02999", "", 0},
+      {"k1", "", 0},           {"k00500", "k00500", 0}, {"k00123x", "k00456", 7}};
   for (const Store::ScanRange& range : ranges) {
     EXPECT_EQ(ScanOrDie(*store, range), ModelRange(model, range))
         << "[" << range.from << ", " << range.to << ") limit " << range.limit;
@@ -114,8 +113,7 @@ TEST_F(ScanTest, ScanStopsWhenVisitorReturnsFalse) {
   ASSERT_NE(store, nullptr);
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(store->Put(Key(i), "v").ok());
   int seen = 0;
-  ASSERT_TRUE(store->Scan({}, [&](std::string_view, std::string_view) { return ++seen < 3; })
-                  .ok());
+  ASSERT_TRUE(store->Scan({}, [&](std::string_view, std::string_view) { return ++seen < 3; }).ok());
   EXPECT_EQ(seen, 3);
 }
 

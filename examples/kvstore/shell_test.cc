@@ -102,8 +102,7 @@ TEST_F(ShellTest, LoadNamesTheBadLineAndWritesNothing) {
   const std::string no_tab = WriteTsv("no_tab.tsv", "a\t1\nb\t2\nno tab here\nd\t4\n");
   absl::StatusOr<uint64_t> n = LoadTsv(*store_, no_tab, nullptr);
   EXPECT_TRUE(absl::IsInvalidArgument(n.status()));
-  EXPECT_NE(n.status().message().find("no_tab.tsv:3: no tab"), std::string::npos)
-      << n.status();
+  EXPECT_NE(n.status().message().find("no_tab.tsv:3: no tab"), std::string::npos) << n.status();
   const std::string empty_key = WriteTsv("empty_key.tsv", "a\t1\n\t2\n");
   n = LoadTsv(*store_, empty_key, nullptr);
   EXPECT_NE(n.status().message().find("empty_key.tsv:2: empty key"), std::string::npos)
@@ -114,7 +113,8 @@ TEST_F(ShellTest, LoadNamesTheBadLineAndWritesNothing) {
 
 TEST_F(ShellTest, LoadWritesManyKeysInBatchesWithProgress) {
   std::string text;
-  for (int i = 0; i < 30000; ++i) text += "key" + std::to_string(i) + "\t" + std::string(50, 'v') + "\n";
+  for (int i = 0; i < 30000; ++i)
+    text += "key" + std::to_string(i) + "\t" + std::string(50, 'v') + "\n";
   const std::string path = WriteTsv("big.tsv", text);
   char* progress_buffer = nullptr;
   size_t progress_size = 0;

@@ -20,10 +20,9 @@ constexpr int kStatsProbes = 10000;
 absl::Status PrintStats(Store& store, std::FILE* out) {
   const auto levels = store.files();
   std::fprintf(out, "store %s: last sequence %llu, memtable %zu entries\n\n", store.dir().c_str(),
-              static_cast<unsigned long long>(store.last_sequence()),
-              store.memtable_entries());
-  std::fprintf(out, "%-6s %6s %12s %11s %10s %11s %9s\n", "level", "files", "entries",
-              "tombstones", "data MiB", "filter KiB", "bits/key");
+               static_cast<unsigned long long>(store.last_sequence()), store.memtable_entries());
+  std::fprintf(out, "%-6s %6s %12s %11s %10s %11s %9s\n", "level", "files", "entries", "tombstones",
+               "data MiB", "filter KiB", "bits/key");
   uint64_t total_files = 0, total_entries = 0, total_tombstones = 0;
   uint64_t total_bytes = 0, total_filter = 0, unfiltered = 0;
   std::string unfiltered_reason;
@@ -46,19 +45,18 @@ absl::Status PrintStats(Store& store, std::FILE* out) {
     total_filter += filter;
     if (levels[level].empty()) continue;
     std::fprintf(out, "L%-5zu %6zu %12llu %11llu %10.2f %11.1f %9.2f\n", level,
-                levels[level].size(), static_cast<unsigned long long>(entries),
-                static_cast<unsigned long long>(tombstones), bytes / 1048576.0,
-                filter / 1024.0, entries == 0 ? 0.0 : 8.0 * filter / entries);
+                 levels[level].size(), static_cast<unsigned long long>(entries),
+                 static_cast<unsigned long long>(tombstones), bytes / 1048576.0, filter / 1024.0,
+                 entries == 0 ? 0.0 : 8.0 * filter / entries);
   }
-  std::fprintf(out, "%-6s %6llu %12llu %11llu %10.2f %11.1f %9.2f\n", "total",
-              static_cast<unsigned long long>(total_files),
-              static_cast<unsigned long long>(total_entries),
-              static_cast<unsigned long long>(total_tombstones), total_bytes / 1048576.0,
-              total_filter / 1024.0,
-              total_entries == 0 ? 0.0 : 8.0 * total_filter / total_entries);
+  std::fprintf(
+      out, "%-6s %6llu %12llu %11llu %10.2f %11.1f %9.2f\n", "total",
+      static_cast<unsigned long long>(total_files), static_cast<unsigned long long>(total_entries),
+      static_cast<unsigned long long>(total_tombstones), total_bytes / 1048576.0,
+      total_filter / 1024.0, total_entries == 0 ? 0.0 : 8.0 * total_filter / total_entries);
   if (unfiltered > 0) {
     std::fprintf(out, "%llu tables have no usable filter (%s)\n",
-                static_cast<unsigned long long>(unfiltered), unfiltered_reason.c_str());
+                 static_cast<unsigned long long>(unfiltered), unfiltered_reason.c_str());
   }
   if (total_files == 0) return absl::OkStatus();
 
@@ -85,16 +83,16 @@ absl::Status PrintStats(Store& store, std::FILE* out) {
   const lsmbloom::LookupStats stats = store.lookup_stats();
   std::fprintf(out, "\nfilters over %d lookups of absent keys:\n", kStatsProbes);
   std::fprintf(out, "%-6s %7s %9s %10s %10s %13s %14s %12s\n", "level", "bits/k", "checked",
-              "ruled out", "false pos", "observed FPR", "predicted FPR", "block reads");
+               "ruled out", "false pos", "observed FPR", "predicted FPR", "block reads");
   for (size_t level = 0; level < levels.size(); ++level) {
     const lsmbloom::LevelStats& l = stats.levels[level];
     if (l.files == 0) continue;
     std::fprintf(out, "L%-5zu %7.2f %9llu %10llu %10llu %12.3f%% %13.3f%% %12llu\n", level,
-                l.bits_per_key, static_cast<unsigned long long>(l.filters_checked),
-                static_cast<unsigned long long>(l.filters_ruled_out),
-                static_cast<unsigned long long>(l.filters_positive - l.filters_true_positive),
-                100 * l.observed_fpr(), 100 * l.predicted_fpr,
-                static_cast<unsigned long long>(l.data_block_reads));
+                 l.bits_per_key, static_cast<unsigned long long>(l.filters_checked),
+                 static_cast<unsigned long long>(l.filters_ruled_out),
+                 static_cast<unsigned long long>(l.filters_positive - l.filters_true_positive),
+                 100 * l.observed_fpr(), 100 * l.predicted_fpr,
+                 static_cast<unsigned long long>(l.data_block_reads));
   }
   std::fprintf(out, "filter memory: %.1f KiB in all\n", stats.total_filter_bytes / 1024.0);
   // The same filter bits spread evenly, by the same model, for comparison.
@@ -107,13 +105,15 @@ absl::Status PrintStats(Store& store, std::FILE* out) {
   const double even = entries > 0 ? std::round(100 * bits / entries) / 100 : 0;
   absl::StatusOr<lsmbloom::FilterAllocation> uniform =
       lsmbloom::UniformFilterAllocation(shapes, std::min(30.0, even));
-  std::fprintf(out, "false-positive reads per absent lookup: %.4f observed, %.4f predicted; "
-              "%.4f predicted for %.2f bits/key in every level\n",
-              stats.false_positives_per_lookup(), stats.PredictedFalsePositiveReads(),
-              uniform.ok() ? uniform->expected_cost : 0.0, even);
+  std::fprintf(out,
+               "false-positive reads per absent lookup: %.4f observed, %.4f predicted; "
+               "%.4f predicted for %.2f bits/key in every level\n",
+               stats.false_positives_per_lookup(), stats.PredictedFalsePositiveReads(),
+               uniform.ok() ? uniform->expected_cost : 0.0, even);
   if (found > 0) {
-    std::fprintf(out, "(%d probes were keys the store has; the counters leave them out of the FPR)\n",
-                found);
+    std::fprintf(out,
+                 "(%d probes were keys the store has; the counters leave them out of the FPR)\n",
+                 found);
   }
   return absl::OkStatus();
 }

@@ -5,9 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "filenames.h"
 #include "lsmbloom/io/file.h"
 #include "lsmbloom/table/table.h"
-#include "filenames.h"
 #include "manifest.h"
 #include "merging_iterator.h"
 #include "wal.h"
@@ -107,11 +107,11 @@ absl::Status Store::Write(WriteBatch& batch) {
         s.code(), absl::StrCat("write-ahead log failed; reopen the store: ", s.message()));
     return s;
   }
-  s = batch.ForEach([&](uint64_t sequence, EntryType type, std::string_view key,
-                        std::string_view value) {
-    mem_.Add(key, sequence, type, value);
-    return absl::OkStatus();
-  });
+  s = batch.ForEach(
+      [&](uint64_t sequence, EntryType type, std::string_view key, std::string_view value) {
+        mem_.Add(key, sequence, type, value);
+        return absl::OkStatus();
+      });
   if (!s.ok()) return s;  // Cannot happen: the batch was built here.
   last_sequence_ += batch.count();
   if (mem_.ApproximateBytes() >= options_.memtable_max_bytes) return Flush();

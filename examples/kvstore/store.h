@@ -4,11 +4,10 @@
 // StoreOptions::wal_sync says, then applied to a memtable (the newest entry
 // of each key) under increasing sequence numbers. Flush() writes the
 // memtable out as a level-0 table file and starts a new log; the old one is
-// deleted once the MANIFEST lists the table. When level 0 holds l0_compaction_trigger files, they are merged
-// with the overlapping level-1 files into new level-1 files; a level >= 1
-// over its size budget pushes one file down a level the same way. Get()
-// asks the memtable, then an lsmbloom::TableSet, whose filters spare reads
-// of tables that do not have the key.
+// deleted once the MANIFEST lists the table. When level 0 holds l0_compaction_trigger files, they
+// are merged with the overlapping level-1 files into new level-1 files; a level >= 1 over its size
+// budget pushes one file down a level the same way. Get() asks the memtable, then an
+// lsmbloom::TableSet, whose filters spare reads of tables that do not have the key.
 //
 // The directory holds NNNNNN.sst table files, NNNNNN.log write-ahead
 // logs, the MANIFEST (manifest.h) that lists the live tables and the first
@@ -90,8 +89,8 @@ class Store {
   // InvalidArgument for bad options; NotFound if there is no store and
   // !create_if_missing; Unavailable if the store is open elsewhere;
   // DataLoss if the MANIFEST or a table it lists is unreadable.
-  static absl::StatusOr<std::unique_ptr<Store>> Open(
-      const std::string& dir, const StoreOptions& options = StoreOptions());
+  static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& dir,
+                                                     const StoreOptions& options = StoreOptions());
 
   // Does not flush: call Close() to keep the memtable.
   ~Store();
@@ -125,9 +124,9 @@ class Store {
     std::string to;
     size_t limit = 0;
   };
-  absl::Status Scan(const ScanRange& range,
-                    const std::function<bool(std::string_view key,
-                                             std::string_view value)>& visit) const;
+  absl::Status Scan(
+      const ScanRange& range,
+      const std::function<bool(std::string_view key, std::string_view value)>& visit) const;
 
   // Flushes, then merges every level down into the deepest non-empty one
   // (level 1 at least), which then holds each key once.
@@ -179,8 +178,7 @@ class Store {
   // Merges `inputs` (files of `level`) and the overlapping files of level
   // + 1 into new files of level + 1. With `allow_move`, a single input that
   // overlaps nothing below is just relabelled.
-  absl::Status Compact(int level, std::vector<lsmbloom::TableFile> inputs,
-                       bool allow_move);
+  absl::Status Compact(int level, std::vector<lsmbloom::TableFile> inputs, bool allow_move);
   // The file of `level` whose turn it is to be pushed down.
   lsmbloom::TableFile PickFile(int level, const std::vector<lsmbloom::TableFile>& files);
   uint64_t MaxBytesForLevel(int level) const;

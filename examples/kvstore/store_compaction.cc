@@ -1,17 +1,16 @@
 // Flushes and compactions: how data moves from the memtable down the
 // levels, and which filter each new table gets.
 
-#include "store.h"
-
 #include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "lsmbloom/table/table.h"
 #include "file_util.h"
 #include "filenames.h"
+#include "lsmbloom/table/table.h"
 #include "merging_iterator.h"
+#include "store.h"
 
 namespace kvstore {
 
@@ -34,10 +33,9 @@ bool IsBaseLevelForKey(const std::vector<std::vector<TableFile>>& levels, int le
                        std::string_view key) {
   for (int deeper = level + 1; deeper < kNumLevels; ++deeper) {
     const std::vector<TableFile>& files = levels[deeper];  // Sorted, disjoint.
-    auto it = std::lower_bound(files.begin(), files.end(), key,
-                               [](const TableFile& f, std::string_view k) {
-                                 return f.table->largest_user_key() < k;
-                               });
+    auto it = std::lower_bound(
+        files.begin(), files.end(), key,
+        [](const TableFile& f, std::string_view k) { return f.table->largest_user_key() < k; });
     if (it != files.end() && it->table->smallest_user_key() <= key) return false;
   }
   return true;

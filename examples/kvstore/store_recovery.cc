@@ -27,9 +27,9 @@ absl::Status Store::Recover() {
     for (const std::string& name : *names) {
       const FileKind kind = ParseFileName(name).kind;
       if (kind == FileKind::kTable || kind == FileKind::kLog) {
-        return absl::DataLossError(absl::StrCat(
-            dir_, " holds table or log files (", name,
-            ") but no MANIFEST; not creating a store over them"));
+        return absl::DataLossError(
+            absl::StrCat(dir_, " holds table or log files (", name,
+                         ") but no MANIFEST; not creating a store over them"));
       }
     }
     absl::Status s = SaveManifest();
@@ -90,28 +90,27 @@ absl::Status Store::Recover() {
 absl::Status Store::ReplayLog(uint64_t number) {
   const std::string path = LogFileName(dir_, number);
   WriteBatch batch;
-  absl::StatusOr<WalReplayReport> report =
-      ReplayWal(path, [&](std::string_view payload) {
-        absl::Status s = batch.SetContents(payload);
-        if (!s.ok()) return s;
-        if (batch.sequence() + batch.count() - 1 > lsmbloom::kMaxSequenceNumber) {
-          return absl::DataLossError("sequence numbers out of range");
-        }
-        s = batch.ForEach([&](uint64_t sequence, lsmbloom::EntryType type,
-                              std::string_view key, std::string_view value) {
-          mem_.Add(key, sequence, type, value);
-          return absl::OkStatus();
-        });
-        if (!s.ok()) return s;
-        last_sequence_ = std::max(last_sequence_, batch.sequence() + batch.count() - 1);
-        return absl::OkStatus();
-      });
+  absl::StatusOr<WalReplayReport> report = ReplayWal(path, [&](std::string_view payload) {
+    absl::Status s = batch.SetContents(payload);
+    if (!s.ok()) return s;
+    if (batch.sequence() + batch.count() - 1 > lsmbloom::kMaxSequenceNumber) {
+      return absl::DataLossError("sequence numbers out of range");
+    }
+    s = batch.ForEach([&](uint64_t sequence, lsmbloom::EntryType type, std::string_view key,
+                          std::string_view value) {
+      mem_.Add(key, sequence, type, value);
+      return absl::OkStatus();
+    });
+    if (!s.ok()) return s;
+    last_sequence_ = std::max(last_sequence_, batch.sequence() + batch.count() - 1);
+    return absl::OkStatus();
+  });
   if (!report.ok()) return report.status();
-  std::string note = absl::StrFormat("%06d.log: replayed %d write batches", number,
-                                     report->records);
+  std::string note =
+      absl::StrFormat("%06d.log: replayed %d write batches", number, report->records);
   if (report->dropped_bytes > 0) {
-    absl::StrAppendFormat(&note, "; dropped a torn tail of %d bytes (%s)",
-                          report->dropped_bytes, report->tail_problem);
+    absl::StrAppendFormat(&note, "; dropped a torn tail of %d bytes (%s)", report->dropped_bytes,
+                          report->tail_problem);
     // Appends must follow the last intact record, or the next replay
     // would find the torn one in the middle of the log.
     absl::Status s = TruncateFile(path, report->valid_bytes);

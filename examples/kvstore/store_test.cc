@@ -42,7 +42,7 @@ class StoreTest : public ::testing::Test {
   static StoreOptions SmallOptions() {
     StoreOptions options;
     options.wal_sync.mode = WalSync::Mode::kNever;  // Thousands of writes.
-    options.memtable_max_bytes = 250 * 103;  // 250 entries of k%05d and "v".
+    options.memtable_max_bytes = 250 * 103;         // 250 entries of k%05d and "v".
     options.target_file_size = 8 << 10;
     options.level1_max_bytes = 24 << 10;
     options.level_size_multiplier = 3;
@@ -365,8 +365,7 @@ TEST_F(StoreTest, BinaryKeysSortAsTheTablesDo) {
   // The memtable, the merge and the tables must agree on byte order,
   // high bytes included, or a flush or compaction would fail or misplace.
   const std::vector<std::string> keys = {
-      "", std::string(1, '\0'), std::string("a\0b", 3), "\x7f", "\x80", "\xff",
-      "\xff\xff", "z"};
+      "", std::string(1, '\0'), std::string("a\0b", 3), "\x7f", "\x80", "\xff", "\xff\xff", "z"};
   std::unique_ptr<Store> store = OpenStore(ManualOptions());
   ASSERT_NE(store, nullptr);
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -519,8 +518,9 @@ TEST_F(StoreTest, OpenFailsClearly) {
 
   WriteFile("MANIFEST", "kvstore-manifest v1\nnext_file_number 9\nlast_sequence 1\n");
   EXPECT_TRUE(absl::IsDataLoss(Store::Open(dir_).status())) << "truncated MANIFEST";
-  WriteFile("MANIFEST", "kvstore-manifest v1\nnext_file_number 9\nlast_sequence 1\n"
-                        "file 0 8\nend\n");
+  WriteFile("MANIFEST",
+            "kvstore-manifest v1\nnext_file_number 9\nlast_sequence 1\n"
+            "file 0 8\nend\n");
   EXPECT_TRUE(absl::IsDataLoss(Store::Open(dir_).status())) << "MANIFEST names a missing file";
   fs::remove(fs::path(dir_) / "MANIFEST");
   absl::Status s = Store::Open(dir_).status();

@@ -56,8 +56,8 @@ Probe ProbeRecord(std::string_view log, uint64_t offset) {
   }
   const uint64_t length = GetFixed32(rest.data());
   if (rest.size() - kWalHeaderSize < length) {
-    return {std::nullopt, absl::StrCat("a record cut short (", rest.size() - kWalHeaderSize,
-                                       " of ", length, " payload bytes)")};
+    return {std::nullopt, absl::StrCat("a record cut short (", rest.size() - kWalHeaderSize, " of ",
+                                       length, " payload bytes)")};
   }
   if (XXH3_64bits(rest.data() + kWalHeaderSize, length) != GetFixed64(rest.data() + 4)) {
     return {std::nullopt, "a record whose payload checksum does not match"};
@@ -74,13 +74,14 @@ absl::StatusOr<WalSync> ParseWalSync(std::string_view text) {
     sync.mode = WalSync::Mode::kAlways;
   } else if (text == "never") {
     sync.mode = WalSync::Mode::kNever;
-  } else if (text.substr(0, 9) == "interval:" && absl::SimpleAtoi(std::string(text.substr(9)), &ms) &&
-             ms > 0) {
+  } else if (text.substr(0, 9) == "interval:" &&
+             absl::SimpleAtoi(std::string(text.substr(9)), &ms) && ms > 0) {
     sync.mode = WalSync::Mode::kInterval;
     sync.interval = absl::Milliseconds(ms);
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "sync policy must be 'always', 'never' or 'interval:MS' (MS > 0), not '", std::string(text), "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("sync policy must be 'always', 'never' or 'interval:MS' (MS > 0), not '",
+                     std::string(text), "'"));
   }
   return sync;
 }
@@ -195,11 +196,11 @@ absl::StatusOr<WalReplayReport> ReplayWal(
       report.tail_problem = absl::StrFormat("%s at offset %d", probe.problem, offset);
       break;
     }
-    absl::Status s = apply(log.substr(offset + kWalHeaderSize,
-                                      *probe.record_size - kWalHeaderSize));
+    absl::Status s =
+        apply(log.substr(offset + kWalHeaderSize, *probe.record_size - kWalHeaderSize));
     if (!s.ok()) {
-      return absl::Status(s.code(), absl::StrFormat("%s: record at offset %d: %s", path,
-                                                     offset, s.message()));
+      return absl::Status(
+          s.code(), absl::StrFormat("%s: record at offset %d: %s", path, offset, s.message()));
     }
     ++report.records;
     offset += *probe.record_size;

@@ -21,10 +21,10 @@ namespace fs = std::filesystem;
 class WalTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = (fs::path(::testing::TempDir()) /
-             (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-              ".log"))
-                .string();
+    path_ =
+        (fs::path(::testing::TempDir()) /
+         (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".log"))
+            .string();
     fs::remove(path_);
   }
 
@@ -92,8 +92,7 @@ TEST_F(WalTest, RecordCutShortAtTheEndIsDroppedAndReported) {
     EXPECT_EQ(records.size(), 9u) << cut;
     EXPECT_EQ(report->valid_bytes, Offset(9));
     EXPECT_EQ(report->dropped_bytes, cut - Offset(9));
-    EXPECT_NE(report->tail_problem.find(absl::StrCat("offset ", Offset(9))),
-              std::string::npos)
+    EXPECT_NE(report->tail_problem.find(absl::StrCat("offset ", Offset(9))), std::string::npos)
         << report->tail_problem;
   }
 }
@@ -147,14 +146,14 @@ TEST_F(WalTest, AppendingAfterReopenContinuesTheLog) {
   WriteRecords(2);  // Opens the same file again: appends.
   std::vector<std::string> records;
   ASSERT_TRUE(Replay(&records).ok());
-  EXPECT_EQ(records, (std::vector<std::string>{Payload(0), Payload(1), Payload(2),
-                                               Payload(0), Payload(1)}));
+  EXPECT_EQ(records,
+            (std::vector<std::string>{Payload(0), Payload(1), Payload(2), Payload(0), Payload(1)}));
 }
 
 TEST_F(WalTest, ApplyErrorStopsTheReplay) {
   WriteRecords(3);
-  absl::StatusOr<WalReplayReport> report = ReplayWal(
-      path_, [](std::string_view) { return absl::DataLossError("bad batch"); });
+  absl::StatusOr<WalReplayReport> report =
+      ReplayWal(path_, [](std::string_view) { return absl::DataLossError("bad batch"); });
   EXPECT_TRUE(absl::IsDataLoss(report.status()));
   EXPECT_NE(report.status().message().find("offset 0"), std::string::npos);
 }
@@ -182,15 +181,14 @@ TEST(WriteBatchTest, RoundTripsOperationsWithConsecutiveSequences) {
   std::vector<std::string> seen;
   ASSERT_TRUE(copy.ForEach([&](uint64_t seq, lsmbloom::EntryType type, std::string_view k,
                                std::string_view v) {
-                    seen.push_back(absl::StrCat(seq, type == lsmbloom::EntryType::kValue
-                                                         ? " put "
-                                                         : " del ",
-                                                std::string(k), "=", std::string(v)));
+                    seen.push_back(
+                        absl::StrCat(seq, type == lsmbloom::EntryType::kValue ? " put " : " del ",
+                                     std::string(k), "=", std::string(v)));
                     return absl::OkStatus();
                   })
                   .ok());
-  EXPECT_EQ(seen, (std::vector<std::string>{"41 put a=1", "42 del b=",
-                                            absl::StrCat("43 put =", std::string("\0v", 2))}));
+  EXPECT_EQ(seen, (std::vector<std::string>{
+                      "41 put a=1", "42 del b=", absl::StrCat("43 put =", std::string("\0v", 2))}));
 }
 
 TEST(WriteBatchTest, RejectsDamagedEncodings) {

@@ -72,8 +72,9 @@ absl::Status WriteBatch::SetContents(std::string_view contents) {
   saved.swap(rep_);
   rep_.assign(contents.data(), contents.size());
   // ForEach checks every operation's framing.
-  absl::Status s = ForEach([](uint64_t, lsmbloom::EntryType, std::string_view,
-                              std::string_view) { return absl::OkStatus(); });
+  absl::Status s = ForEach([](uint64_t, lsmbloom::EntryType, std::string_view, std::string_view) {
+    return absl::OkStatus();
+  });
   if (!s.ok()) rep_.swap(saved);
   return s;
 }

@@ -44,7 +44,7 @@ class WriteBatch {
   // DataLoss if the encoding is damaged (only possible after SetContents
   // of bad bytes, which it checks first).
   using Visitor = std::function<absl::Status(uint64_t sequence, lsmbloom::EntryType type,
-                                            std::string_view key, std::string_view value)>;
+                                             std::string_view key, std::string_view value)>;
   absl::Status ForEach(const Visitor& visit) const;
 
  private:

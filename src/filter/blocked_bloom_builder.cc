@@ -14,24 +14,23 @@
 namespace lsmbloom {
 
 absl::Status ValidateOptions(const BlockedBloomOptions& options) {
-  if (options.target_fpr != 0.0 &&
-      !(options.target_fpr > 0.0 && options.target_fpr < 1.0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "target_fpr must be in (0, 1) or 0 for unset, got ", options.target_fpr));
+  if (options.target_fpr != 0.0 && !(options.target_fpr > 0.0 && options.target_fpr < 1.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("target_fpr must be in (0, 1) or 0 for unset, got ", options.target_fpr));
   }
   if (options.target_fpr != 0.0 && options.target_fpr < 1e-12) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "target_fpr below 1e-12 is not supported, got ", options.target_fpr));
+    return absl::InvalidArgumentError(
+        absl::StrCat("target_fpr below 1e-12 is not supported, got ", options.target_fpr));
   }
   if (options.target_fpr == 0.0 &&
       !(options.bits_per_key >= 0.1 && options.bits_per_key <= 1000.0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bits_per_key must be in [0.1, 1000], got ", options.bits_per_key));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bits_per_key must be in [0.1, 1000], got ", options.bits_per_key));
   }
   if (options.num_probes < 0 || options.num_probes > kMaxProbes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("num_probes must be in [1, ", kMaxProbes,
-                     "] or 0 for automatic, got ", options.num_probes));
+    return absl::InvalidArgumentError(absl::StrCat("num_probes must be in [1, ", kMaxProbes,
+                                                   "] or 0 for automatic, got ",
+                                                   options.num_probes));
   }
   if (options.hash.id != HashId::kXxh3_64) {
     return absl::InvalidArgumentError("unknown hash id");
@@ -39,13 +38,10 @@ absl::Status ValidateOptions(const BlockedBloomOptions& options) {
   return absl::OkStatus();
 }
 
-uint64_t FilterGeometry::serialized_size() const {
-  return internal::kHeaderBytes + bit_bytes();
-}
+uint64_t FilterGeometry::serialized_size() const { return internal::kHeaderBytes + bit_bytes(); }
 
 double FilterGeometry::bits_per_key() const {
-  return num_keys == 0 ? 0.0
-                       : static_cast<double>(num_blocks) * kBlockBits / num_keys;
+  return num_keys == 0 ? 0.0 : static_cast<double>(num_blocks) * kBlockBits / num_keys;
 }
 
 double FilterGeometry::predicted_fpr() const {
@@ -56,24 +52,20 @@ double FilterGeometry::predicted_fpr() const {
   return BlockedBloomFpr(bits_per_key(), num_probes);
 }
 
-absl::StatusOr<FilterGeometry> PlanFilter(uint64_t num_keys,
-                                          const BlockedBloomOptions& options) {
+absl::StatusOr<FilterGeometry> PlanFilter(uint64_t num_keys, const BlockedBloomOptions& options) {
   absl::Status valid = ValidateOptions(options);
   if (!valid.ok()) return valid;
-  const double bits_per_key = options.target_fpr > 0.0
-                                  ? BitsPerKeyForFpr(options.target_fpr)
-                                  : options.bits_per_key;
+  const double bits_per_key =
+      options.target_fpr > 0.0 ? BitsPerKeyForFpr(options.target_fpr) : options.bits_per_key;
   FilterGeometry g;
   g.hash = options.hash;
   g.num_keys = num_keys;
-  g.num_probes = options.num_probes > 0 ? options.num_probes
-                                        : OptimalBlockedProbes(bits_per_key);
-  const double blocks =
-      std::ceil(static_cast<double>(num_keys) * bits_per_key / kBlockBits);
+  g.num_probes = options.num_probes > 0 ? options.num_probes : OptimalBlockedProbes(bits_per_key);
+  const double blocks = std::ceil(static_cast<double>(num_keys) * bits_per_key / kBlockBits);
   if (!(blocks <= static_cast<double>(internal::kMaxBlocks))) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        num_keys, " keys at ", bits_per_key,
-        " bits/key need more than 2^32 blocks (256 GiB); split the table"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(num_keys, " keys at ", bits_per_key,
+                     " bits/key need more than 2^32 blocks (256 GiB); split the table"));
   }
   g.num_blocks = static_cast<uint64_t>(blocks);
   if (num_keys > 0 && g.num_blocks == 0) g.num_blocks = 1;
@@ -118,8 +110,7 @@ BlockedBloomBuilder::BlockedBloomBuilder(const BlockedBloomOptions& options)
       hashes_(std::make_unique<internal::HashBuffer>(GroupAboveHashes(options))) {}
 
 BlockedBloomBuilder::BlockedBloomBuilder(BlockedBloomBuilder&&) noexcept = default;
-BlockedBloomBuilder& BlockedBloomBuilder::operator=(BlockedBloomBuilder&&) noexcept =
-    default;
+BlockedBloomBuilder& BlockedBloomBuilder::operator=(BlockedBloomBuilder&&) noexcept = default;
 BlockedBloomBuilder::~BlockedBloomBuilder() = default;
 
 void BlockedBloomBuilder::Refill() {

@@ -21,16 +21,14 @@ uint64_t PrefetchAboveBytes() {
 
 }  // namespace
 
-absl::StatusOr<BlockedBloomReader> BlockedBloomReader::Open(
-    std::string_view filter, const FilterReadOptions& options) {
-  absl::StatusOr<FilterGeometry> geometry =
-      internal::DecodeFilter(filter, options.verify_checksum);
+absl::StatusOr<BlockedBloomReader> BlockedBloomReader::Open(std::string_view filter,
+                                                            const FilterReadOptions& options) {
+  absl::StatusOr<FilterGeometry> geometry = internal::DecodeFilter(filter, options.verify_checksum);
   if (!geometry.ok()) return geometry.status();
   BlockedBloomReader reader;
   reader.geometry_ = *geometry;
   reader.format_version_ = internal::kFormatVersion;  // The only one Decode accepts.
-  reader.bits_ =
-      reinterpret_cast<const uint8_t*>(filter.data()) + internal::kHeaderBytes;
+  reader.bits_ = reinterpret_cast<const uint8_t*>(filter.data()) + internal::kHeaderBytes;
   reader.probe_one_ = internal::ChosenProbeOne();
   reader.probe_batch_ = internal::ChosenProbeBatch();
   reader.prefetch_ = geometry->bit_bytes() > PrefetchAboveBytes();
@@ -44,17 +42,16 @@ void BlockedBloomReader::MayMatchBatch(absl::Span<const uint64_t> hashes,
     for (bool& answer : out) answer = false;
     return;
   }
-  probe_batch_(bits_, geometry_.num_blocks, geometry_.num_probes, hashes.data(),
-               hashes.size(), out.data(), prefetch_);
+  probe_batch_(bits_, geometry_.num_blocks, geometry_.num_probes, hashes.data(), hashes.size(),
+               out.data(), prefetch_);
 }
 
-void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
-               bool* out) {
+void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out) {
   internal::ProbeEach(filters, n, hash, out);
 }
 
-void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes,
-                size_t n, bool* out) {
+void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
+                bool* out) {
   internal::ProbePairs(filters, hashes, n, out);
 }
 

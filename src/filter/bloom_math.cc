@@ -14,12 +14,10 @@ namespace {
 // tail beyond 12 standard deviations is below 1e-30 and cannot move it.
 template <typename Term>
 double PoissonMixture(double mean_load, Term term) {
-  const int last =
-      static_cast<int>(mean_load + 12.0 * std::sqrt(mean_load) + 24.0);
+  const int last = static_cast<int>(mean_load + 12.0 * std::sqrt(mean_load) + 24.0);
   double sum = 0.0;
   for (int load = 0; load <= last; ++load) {
-    const double log_p =
-        -mean_load + load * std::log(mean_load) - std::lgamma(load + 1.0);
+    const double log_p = -mean_load + load * std::log(mean_load) - std::lgamma(load + 1.0);
     sum += std::exp(log_p) * term(load);
   }
   return sum;
@@ -33,8 +31,7 @@ double Binomial(int n, int r) {
 
 }  // namespace
 
-double BlockedBloomFprMeanFill(double bits_per_key, int num_probes,
-                               int block_bits) {
+double BlockedBloomFprMeanFill(double bits_per_key, int num_probes, int block_bits) {
   const double stays_clear = 1.0 - 1.0 / block_bits;
   return PoissonMixture(block_bits / bits_per_key, [&](int load) {
     const double fill = 1.0 - std::pow(stays_clear, static_cast<double>(num_probes) * load);
@@ -102,19 +99,18 @@ constexpr double kProbeThresholds[] = {
     5.1036919039685795,  // 3 -> 4
     6.6734140570221445,  // 4 -> 5
     8.3170992033113329,  // 5 -> 6
-    10.05795167817803,  // 6 -> 7
+    10.05795167817803,   // 6 -> 7
     11.920637620780543,  // 7 -> 8
     13.932252855027915,  // 8 -> 9
     16.123099440431055,  // 9 -> 10
     18.527480722886128,  // 10 -> 11
-    21.18459674909808,  // 11 -> 12
+    21.18459674909808,   // 11 -> 12
     24.139590876301412,  // 12 -> 13
     27.444791722457214,  // 13 -> 14
     31.161218459380805,  // 14 -> 15
     35.360352250552658,  // 15 -> 16
 };
-static_assert(sizeof(kProbeThresholds) / sizeof(kProbeThresholds[0]) ==
-                  kMaxProbes - 1,
+static_assert(sizeof(kProbeThresholds) / sizeof(kProbeThresholds[0]) == kMaxProbes - 1,
               "one threshold between each two consecutive k");
 
 }  // namespace
@@ -149,8 +145,6 @@ double BitsPerKeyForFpr(double target_fpr) {
   return hi / 1000.0;
 }
 
-double FprFromFill(double fill, int num_probes) {
-  return std::pow(fill, num_probes);
-}
+double FprFromFill(double fill, int num_probes) { return std::pow(fill, num_probes); }
 
 }  // namespace lsmbloom

@@ -6,8 +6,8 @@
 //   fastrange64(h + i * ((h >> 32 | h << 32) | 1), num_bits)
 // (a 64-bit odd stride, so no probe sequence collapses to one position).
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -78,9 +78,7 @@ class ClassicReader : public FilterReader {
   ClassicReader(const char* bits, uint64_t num_bits, uint64_t num_keys, int k)
       : bits_(bits), num_bits_(num_bits), num_keys_(num_keys), k_(k) {}
 
-  bool KeyMayMatch(std::string_view key) const override {
-    return HashMayMatch(KeyHash(key));
-  }
+  bool KeyMayMatch(std::string_view key) const override { return HashMayMatch(KeyHash(key)); }
   const HashSpec* hash_spec() const override { return &spec_; }
   bool HashMayMatch(uint64_t hash) const override {
     if (num_bits_ == 0) return false;
@@ -91,8 +89,8 @@ class ClassicReader : public FilterReader {
     return true;
   }
   std::string Describe() const override {
-    return absl::StrFormat("classic bloom v1: %d probes, %u bits, %u keys, %.3f bits/key",
-                           k_, num_bits_, num_keys_, bits_per_key());
+    return absl::StrFormat("classic bloom v1: %d probes, %u bits, %u keys, %.3f bits/key", k_,
+                           num_bits_, num_keys_, bits_per_key());
   }
   double bits_per_key() const override {
     return num_keys_ == 0 ? 0 : static_cast<double>(num_bits_) / num_keys_;
@@ -115,22 +113,19 @@ class ClassicPolicy : public FilterPolicy {
   std::unique_ptr<FilterBuilder> NewBuilder() const override {
     return std::make_unique<ClassicBuilder>(bits_per_key_);
   }
-  absl::StatusOr<std::unique_ptr<FilterReader>> NewReader(
-      std::string_view filter) const override {
+  absl::StatusOr<std::unique_ptr<FilterReader>> NewReader(std::string_view filter) const override {
     if (filter.size() < kHeader || std::memcmp(filter.data(), kMagic, 4) != 0) {
       return absl::DataLossError("classic Bloom filter: truncated or bad magic");
     }
     if (filter[4] != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "classic Bloom filter: unsupported version ", static_cast<int>(filter[4])));
+      return absl::InvalidArgumentError(
+          absl::StrCat("classic Bloom filter: unsupported version ", static_cast<int>(filter[4])));
     }
     const int k = static_cast<uint8_t>(filter[5]);
     const uint64_t num_bits = internal::DecodeFixed64(filter.data() + 8);
     const uint64_t num_keys = internal::DecodeFixed64(filter.data() + 16);
-    if (k < 1 || k > 30 || filter[6] != 0 || filter[7] != 0 ||
-        num_bits > (uint64_t{1} << 40) ||
-        filter.size() - kHeader != (num_bits + 7) / 8 ||
-        (num_bits == 0) != (num_keys == 0)) {
+    if (k < 1 || k > 30 || filter[6] != 0 || filter[7] != 0 || num_bits > (uint64_t{1} << 40) ||
+        filter.size() - kHeader != (num_bits + 7) / 8 || (num_bits == 0) != (num_keys == 0)) {
       return absl::DataLossError("classic Bloom filter: inconsistent header");
     }
     if (internal::DecodeFixed64(filter.data() + 24) !=
@@ -147,11 +142,10 @@ class ClassicPolicy : public FilterPolicy {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewClassicBloomPolicy(
-    double bits_per_key) {
+absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewClassicBloomPolicy(double bits_per_key) {
   if (!(bits_per_key > 0 && bits_per_key <= 1000)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "classic Bloom filter: bits_per_key ", bits_per_key, " is not in (0, 1000]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("classic Bloom filter: bits_per_key ", bits_per_key, " is not in (0, 1000]"));
   }
   return std::shared_ptr<const FilterPolicy>(std::make_shared<ClassicPolicy>(bits_per_key));
 }

@@ -17,16 +17,16 @@ namespace internal {
 namespace {
 
 // Header fields (byte offsets). Multi-byte integers are little-endian.
-constexpr size_t kMagicAt = 0;          // 4 bytes "LBBF"
-constexpr size_t kVersionAt = 4;        // 1 byte
-constexpr size_t kHashIdAt = 5;         // 1 byte
-constexpr size_t kLog2BlockAt = 6;      // 1 byte, 6 = 64-byte blocks
-constexpr size_t kProbesAt = 7;         // 1 byte, k in [1, 16]
-constexpr size_t kSeedAt = 8;           // 8 bytes
-constexpr size_t kBlocksAt = 16;        // 8 bytes
-constexpr size_t kKeysAt = 24;          // 8 bytes
-constexpr size_t kBitsChecksumAt = 32;  // 8 bytes, XXH3-64 of the bits
-constexpr size_t kReservedAt = 40;      // 16 bytes, zero
+constexpr size_t kMagicAt = 0;            // 4 bytes "LBBF"
+constexpr size_t kVersionAt = 4;          // 1 byte
+constexpr size_t kHashIdAt = 5;           // 1 byte
+constexpr size_t kLog2BlockAt = 6;        // 1 byte, 6 = 64-byte blocks
+constexpr size_t kProbesAt = 7;           // 1 byte, k in [1, 16]
+constexpr size_t kSeedAt = 8;             // 8 bytes
+constexpr size_t kBlocksAt = 16;          // 8 bytes
+constexpr size_t kKeysAt = 24;            // 8 bytes
+constexpr size_t kBitsChecksumAt = 32;    // 8 bytes, XXH3-64 of the bits
+constexpr size_t kReservedAt = 40;        // 16 bytes, zero
 constexpr size_t kHeaderChecksumAt = 56;  // 8 bytes, XXH3-64 of bytes [0, 56)
 
 absl::Status Corrupt(const std::string& what) {
@@ -35,8 +35,7 @@ absl::Status Corrupt(const std::string& what) {
 
 }  // namespace
 
-void EncodeHeader(const FilterGeometry& geometry, const uint8_t* bits,
-                  uint8_t* header) {
+void EncodeHeader(const FilterGeometry& geometry, const uint8_t* bits, uint8_t* header) {
   std::memset(header, 0, kHeaderBytes);
   std::memcpy(header + kMagicAt, kFilterMagic, sizeof(kFilterMagic));
   header[kVersionAt] = kFormatVersion;
@@ -50,11 +49,10 @@ void EncodeHeader(const FilterGeometry& geometry, const uint8_t* bits,
   EncodeFixed64(header + kHeaderChecksumAt, XXH3_64bits(header, kHeaderChecksumAt));
 }
 
-absl::StatusOr<FilterGeometry> DecodeFilter(std::string_view filter,
-                                            bool verify_bits_checksum) {
+absl::StatusOr<FilterGeometry> DecodeFilter(std::string_view filter, bool verify_bits_checksum) {
   if (filter.size() < kHeaderBytes) {
-    return Corrupt(absl::StrCat("truncated: ", filter.size(),
-                                " bytes, the header alone is ", kHeaderBytes));
+    return Corrupt(
+        absl::StrCat("truncated: ", filter.size(), " bytes, the header alone is ", kHeaderBytes));
   }
   const uint8_t* h = reinterpret_cast<const uint8_t*>(filter.data());
   if (std::memcmp(h + kMagicAt, kFilterMagic, sizeof(kFilterMagic)) != 0) {
@@ -67,17 +65,16 @@ absl::StatusOr<FilterGeometry> DecodeFilter(std::string_view filter,
   // does not support, or a body that does not match the header.
   if (h[kVersionAt] != kFormatVersion) {
     return absl::InvalidArgumentError(
-        absl::StrCat("blocked Bloom filter: unsupported format version ",
-                     h[kVersionAt], " (this build reads ", kFormatVersion, ")"));
+        absl::StrCat("blocked Bloom filter: unsupported format version ", h[kVersionAt],
+                     " (this build reads ", kFormatVersion, ")"));
   }
   if (h[kHashIdAt] != static_cast<uint8_t>(HashId::kXxh3_64)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "blocked Bloom filter: unknown hash id ", h[kHashIdAt]));
+    return absl::InvalidArgumentError(
+        absl::StrCat("blocked Bloom filter: unknown hash id ", h[kHashIdAt]));
   }
   if (h[kLog2BlockAt] != kLog2BlockBytes) {
     return absl::InvalidArgumentError(
-        absl::StrCat("blocked Bloom filter: unsupported block size 2^",
-                     h[kLog2BlockAt], " bytes"));
+        absl::StrCat("blocked Bloom filter: unsupported block size 2^", h[kLog2BlockAt], " bytes"));
   }
   for (size_t i = kReservedAt; i < kHeaderChecksumAt; ++i) {
     if (h[i] != 0) return Corrupt(absl::StrCat("reserved byte ", i, " is set"));
@@ -95,13 +92,11 @@ absl::StatusOr<FilterGeometry> DecodeFilter(std::string_view filter,
     return Corrupt(absl::StrCat(g.num_blocks, " blocks exceed the 2^32 limit"));
   }
   if ((g.num_blocks == 0) != (g.num_keys == 0)) {
-    return Corrupt(absl::StrCat(g.num_keys, " keys in ", g.num_blocks,
-                                " blocks is inconsistent"));
+    return Corrupt(absl::StrCat(g.num_keys, " keys in ", g.num_blocks, " blocks is inconsistent"));
   }
   const uint64_t body = filter.size() - kHeaderBytes;
   if (body != g.bit_bytes()) {
-    return Corrupt(absl::StrCat("size mismatch: ", g.num_blocks,
-                                " blocks need ", g.bit_bytes(),
+    return Corrupt(absl::StrCat("size mismatch: ", g.num_blocks, " blocks need ", g.bit_bytes(),
                                 " bytes of bits, found ", body));
   }
   if (verify_bits_checksum &&

@@ -1,6 +1,5 @@
 #include "lsmbloom/filter/filter_policy.h"
 
-
 #include "absl/strings/str_format.h"
 
 namespace lsmbloom {
@@ -10,8 +9,7 @@ absl::Status FilterBuilder::AddHash(uint64_t /*hash*/) {
       "this filter builder places keys, not hashes (hash_spec() is null): use AddKey");
 }
 
-void FilterReader::HashesMayMatch(absl::Span<const uint64_t> hashes,
-                                  absl::Span<bool> out) const {
+void FilterReader::HashesMayMatch(absl::Span<const uint64_t> hashes, absl::Span<bool> out) const {
   for (size_t i = 0; i < hashes.size(); ++i) out[i] = HashMayMatch(hashes[i]);
 }
 
@@ -19,8 +17,7 @@ namespace {
 
 class BlockedBloomFilterBuilder : public FilterBuilder {
  public:
-  explicit BlockedBloomFilterBuilder(BlockedBloomBuilder builder)
-      : builder_(std::move(builder)) {}
+  explicit BlockedBloomFilterBuilder(BlockedBloomBuilder builder) : builder_(std::move(builder)) {}
   void AddKey(std::string_view key) override { builder_.AddKey(key); }
   const HashSpec* hash_spec() const override { return &builder_.options().hash; }
   absl::Status AddHash(uint64_t hash) override {
@@ -38,15 +35,10 @@ class BlockedBloomFilterReader : public FilterReader {
   explicit BlockedBloomFilterReader(BlockedBloomReader reader)
       : reader_(reader), view_(reader_.view()) {}
   const BlockedBloomView* blocked_view() const override { return &view_; }
-  bool KeyMayMatch(std::string_view key) const override {
-    return reader_.MayMatch(key);
-  }
+  bool KeyMayMatch(std::string_view key) const override { return reader_.MayMatch(key); }
   const HashSpec* hash_spec() const override { return &reader_.geometry().hash; }
-  bool HashMayMatch(uint64_t hash) const override {
-    return reader_.MayMatchHash(hash);
-  }
-  void HashesMayMatch(absl::Span<const uint64_t> hashes,
-                      absl::Span<bool> out) const override {
+  bool HashMayMatch(uint64_t hash) const override { return reader_.MayMatchHash(hash); }
+  void HashesMayMatch(absl::Span<const uint64_t> hashes, absl::Span<bool> out) const override {
     reader_.MayMatchBatch(hashes, out);
   }
   std::string Describe() const override {
@@ -57,9 +49,7 @@ class BlockedBloomFilterReader : public FilterReader {
         g.num_probes, g.num_blocks, g.num_keys, g.bits_per_key(), g.hash.seed);
   }
   double bits_per_key() const override { return reader_.geometry().bits_per_key(); }
-  double predicted_fpr() const override {
-    return reader_.geometry().predicted_fpr();
-  }
+  double predicted_fpr() const override { return reader_.geometry().predicted_fpr(); }
   const BlockedBloomReader& reader() const { return reader_; }
 
  private:
@@ -78,8 +68,7 @@ class BlockedBloomPolicy : public FilterPolicy {
     return std::make_unique<BlockedBloomFilterBuilder>(
         std::move(*BlockedBloomBuilder::Create(options_)));
   }
-  absl::StatusOr<std::unique_ptr<FilterReader>> NewReader(
-      std::string_view filter) const override {
+  absl::StatusOr<std::unique_ptr<FilterReader>> NewReader(std::string_view filter) const override {
     absl::StatusOr<BlockedBloomReader> reader = BlockedBloomReader::Open(filter);
     if (!reader.ok()) return reader.status();
     return std::unique_ptr<FilterReader>(new BlockedBloomFilterReader(*reader));

@@ -24,8 +24,7 @@ constexpr size_t kIntake = 4096;
 // room for `old_count` and is freed.
 uint64_t* Reallocate(uint64_t* old, size_t old_count, size_t held, size_t count) {
   return static_cast<uint64_t*>(ReallocateLarge(old, old_count * sizeof(uint64_t),
-                                                held * sizeof(uint64_t),
-                                                count * sizeof(uint64_t)));
+                                                held * sizeof(uint64_t), count * sizeof(uint64_t)));
 }
 
 // One released buffer of at most this size is kept per thread for the next
@@ -69,8 +68,7 @@ struct HashBuffer::Groups {
 
   uint64_t* NewPage() {
     if (slab_pages_used == kSlabPages) {
-      slabs.push_back(static_cast<uint64_t*>(
-          AllocateLarge(kSlabPages * kPage * sizeof(uint64_t))));
+      slabs.push_back(static_cast<uint64_t*>(AllocateLarge(kSlabPages * kPage * sizeof(uint64_t))));
       slab_pages_used = 0;
     }
     return slabs.back() + kPage * slab_pages_used++;
@@ -141,8 +139,7 @@ void HashBuffer::Release() {
 }
 
 size_t HashBuffer::MemoryUsage() const {
-  return static_cast<size_t>(end_ - start_) * sizeof(uint64_t) +
-         (groups_ ? groups_->Bytes() : 0);
+  return static_cast<size_t>(end_ - start_) * sizeof(uint64_t) + (groups_ ? groups_->Bytes() : 0);
 }
 
 void HashBuffer::MakeRoom() {

@@ -1,12 +1,11 @@
-// Internal to the filter layer: BlockedBloomBuilder's store of key hashes, 8 bytes a key. Small sets stay in one
-// flat array grown by realloc (large blocks move by remapping, not copying,
-// and the memory goes back to malloc in one piece, which reuses it for the
-// next filter without faulting pages in again). Past a size given by the
-// builder, the hashes are grouped by their top bits instead, through a
-// staging line per group: the block of a hash is monotone in its value, so
-// each group's bits fall in one window of the filter small enough to stay in
-// cache while it is set. One random write per key to a filter of hundreds of
-// MiB would miss the cache and the TLB on nearly every key.
+// Internal to the filter layer: BlockedBloomBuilder's store of key hashes, 8 bytes a key. Small
+// sets stay in one flat array grown by realloc (large blocks move by remapping, not copying, and
+// the memory goes back to malloc in one piece, which reuses it for the next filter without faulting
+// pages in again). Past a size given by the builder, the hashes are grouped by their top bits
+// instead, through a staging line per group: the block of a hash is monotone in its value, so each
+// group's bits fall in one window of the filter small enough to stay in cache while it is set. One
+// random write per key to a filter of hundreds of MiB would miss the cache and the TLB on nearly
+// every key.
 
 #ifndef LSMBLOOM_SRC_FILTER_HASH_BUFFER_H_
 #define LSMBLOOM_SRC_FILTER_HASH_BUFFER_H_

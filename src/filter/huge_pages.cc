@@ -43,8 +43,7 @@ void* AllocateLarge(size_t bytes) {
     // Map one huge page more than asked and trim to a huge-page boundary,
     // so that every 2 MiB of the buffer can be one page.
     const size_t mapped = bytes + kHugePage;
-    void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     const uintptr_t begin = reinterpret_cast<uintptr_t>(p);
     const uintptr_t aligned = (begin + kHugePage - 1) & ~(kHugePage - 1);

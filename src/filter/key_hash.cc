@@ -9,12 +9,12 @@ namespace lsmbloom {
 #if defined(__GNUC__)
 __attribute__((flatten))
 #endif
-uint64_t KeyHash(std::string_view key, const HashSpec& spec) {
+uint64_t
+KeyHash(std::string_view key, const HashSpec& spec) {
   return KeyHashInline(key, spec);
 }
 
-void KeyHashBatch(const std::string_view* keys, uint64_t* out, size_t n,
-                  const HashSpec& spec) {
+void KeyHashBatch(const std::string_view* keys, uint64_t* out, size_t n, const HashSpec& spec) {
   for (size_t i = 0; i < n; ++i) out[i] = KeyHashInline(keys[i], spec);
 }
 

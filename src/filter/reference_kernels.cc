@@ -5,8 +5,8 @@
 namespace lsmbloom {
 namespace internal {
 
-void ReferenceAdd(uint8_t* bits, uint64_t num_blocks, int num_probes,
-                  const uint64_t* hashes, size_t n) {
+void ReferenceAdd(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,
+                  size_t n) {
   for (size_t i = 0; i < n; ++i) {
     uint8_t* block = bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes;
     const uint32_t seed = ProbeSeed(hashes[i]);
@@ -17,8 +17,7 @@ void ReferenceAdd(uint8_t* bits, uint64_t num_blocks, int num_probes,
   }
 }
 
-bool ReferenceProbe(const uint8_t* bits, uint64_t num_blocks, int num_probes,
-                    uint64_t hash) {
+bool ReferenceProbe(const uint8_t* bits, uint64_t num_blocks, int num_probes, uint64_t hash) {
   const uint8_t* block = bits + BlockIndex(hash, num_blocks) * kBlockBytes;
   const uint32_t seed = ProbeSeed(hash);
   for (int probe = 0; probe < num_probes; ++probe) {

@@ -13,12 +13,11 @@ namespace lsmbloom {
 namespace internal {
 
 // Sets the k bits of each hash. `bits` holds num_blocks * 64 bytes.
-void ReferenceAdd(uint8_t* bits, uint64_t num_blocks, int num_probes,
-                  const uint64_t* hashes, size_t n);
+void ReferenceAdd(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,
+                  size_t n);
 
 // True if all k bits of `hash` are set. REQUIRES: num_blocks > 0.
-bool ReferenceProbe(const uint8_t* bits, uint64_t num_blocks, int num_probes,
-                    uint64_t hash);
+bool ReferenceProbe(const uint8_t* bits, uint64_t num_blocks, int num_probes, uint64_t hash);
 
 }  // namespace internal
 }  // namespace lsmbloom

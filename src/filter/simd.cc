@@ -19,10 +19,10 @@ struct NamedTarget {
 // Best first, as Highway orders its target bits.
 constexpr NamedTarget kTargets[] = {
 #if HWY_ARCH_X86
-    {"avx512_dl", HWY_AVX3_DL}, {"avx512", HWY_AVX3}, {"avx2", HWY_AVX2},
+    {"avx512_dl", HWY_AVX3_DL}, {"avx512", HWY_AVX3},   {"avx2", HWY_AVX2},
     {"sse4", HWY_SSE4},         {"ssse3", HWY_SSSE3},
 #elif HWY_ARCH_ARM
-    {"sve2", HWY_SVE2}, {"sve", HWY_SVE}, {"neon", HWY_NEON},
+    {"sve2", HWY_SVE2},     {"sve", HWY_SVE},       {"neon", HWY_NEON},
 #endif
     {"emu128", HWY_EMU128},     {"scalar", HWY_SCALAR},
 };
@@ -52,10 +52,10 @@ absl::Status PinSimdTarget(std::string_view name) {
       if (name == t.name) chosen = t.bit;
     }
     if (chosen == 0 || (available & chosen) == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "SIMD target '", std::string(name), "' is ",
-          chosen == 0 ? "unknown" : "not supported by this CPU or build",
-          "; available: best, ", absl::StrJoin(AvailableSimdTargets(), ", ")));
+      return absl::InvalidArgumentError(
+          absl::StrCat("SIMD target '", std::string(name), "' is ",
+                       chosen == 0 ? "unknown" : "not supported by this CPU or build",
+                       "; available: best, ", absl::StrJoin(AvailableSimdTargets(), ", ")));
     }
   }
   hwy::SetSupportedTargetsForTest(chosen);
@@ -68,8 +68,7 @@ absl::Status PinSimdTargetFromEnvironment() {
   if (value == nullptr || *value == '\0') return absl::OkStatus();
   absl::Status status = PinSimdTarget(value);
   if (!status.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("LSMBLOOM_SIMD: ", status.message()));
+    return absl::InvalidArgumentError(absl::StrCat("LSMBLOOM_SIMD: ", status.message()));
   }
   return status;
 }

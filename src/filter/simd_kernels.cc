@@ -9,14 +9,14 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/filter/simd_kernels.cc"
-#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "src/filter/simd_kernels.h"
 
 #include "hwy/cache_control.h"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "lsmbloom/filter/blocked_bloom-inl.h"
 #include "lsmbloom/filter/blocked_bloom_layout.h"
 #include "src/filter/reference_kernels.h"
-#include "src/filter/simd_kernels.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace lsmbloom {
@@ -28,10 +28,8 @@ using lsmbloom::HWY_NAMESPACE::BlockedBloomProber;
 // How many keys ahead the build fetches the block it will set.
 constexpr size_t kBuildPrefetchDistance = 32;
 
-bool ProbeOne(const uint8_t* bits, uint64_t num_blocks, int num_probes,
-              uint64_t hash) {
-  return BlockedBloomProber(BlockedBloomView{bits, num_blocks, num_probes})
-      .MayMatchHash(hash);
+bool ProbeOne(const uint8_t* bits, uint64_t num_blocks, int num_probes, uint64_t hash) {
+  return BlockedBloomProber(BlockedBloomView{bits, num_blocks, num_probes}).MayMatchHash(hash);
 }
 
 // Probes items [0, n) a window at a time, fetching the blocks of the next
@@ -41,8 +39,8 @@ bool ProbeOne(const uint8_t* bits, uint64_t num_blocks, int num_probes,
 // stalled probes fill the core's window and hold back later fetches).
 // block_of(i) is item i's block; probe(i, block) its answer.
 template <class BlockOf, class Probe>
-HWY_INLINE void ProbeFetchingAhead(size_t n, const BlockOf& block_of,
-                                   const Probe& probe, bool* out) {
+HWY_INLINE void ProbeFetchingAhead(size_t n, const BlockOf& block_of, const Probe& probe,
+                                   bool* out) {
   constexpr size_t kWindow = 64;
   const uint8_t* blocks[2][kWindow];
   auto fetch = [&](size_t start, const uint8_t** into) HWY_ATTR {
@@ -60,45 +58,40 @@ HWY_INLINE void ProbeFetchingAhead(size_t n, const BlockOf& block_of,
   }
 }
 
-void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes,
-                const uint64_t* hashes, size_t n, bool* out, bool prefetch) {
+void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,
+                size_t n, bool* out, bool prefetch) {
   const BlockedBloomProber prober(BlockedBloomView{bits, num_blocks, num_probes});
   if (!prefetch) {
     for (size_t i = 0; i < n; ++i) out[i] = prober.MayMatchHash(hashes[i]);
     return;
   }
   ProbeFetchingAhead(
-      n,
-      [&](size_t i) HWY_ATTR { return bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes; },
-      [&](size_t i, const uint8_t* block) HWY_ATTR {
-        return prober.ProbeBlock(block, ProbeSeed(hashes[i]));
-      },
+      n, [&](size_t i) HWY_ATTR { return bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes; },
+      [&](size_t i, const uint8_t* block)
+          HWY_ATTR { return prober.ProbeBlock(block, ProbeSeed(hashes[i])); },
       out);
 }
 
 // The block of `hash` in `f`; an empty filter's is all zeros (matches nothing).
 HWY_INLINE const uint8_t* BlockOf(const BlockedBloomView& f, uint64_t hash) {
-  return f.num_blocks == 0 ? kEmptyBlock
-                           : f.bits + BlockIndex(hash, f.num_blocks) * kBlockBytes;
+  return f.num_blocks == 0 ? kEmptyBlock : f.bits + BlockIndex(hash, f.num_blocks) * kBlockBytes;
 }
 
 // One hash against many filters: the misses of a lookup's candidate files
 // overlap instead of following one another.
-void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
-               bool* out) {
+void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out) {
   const uint32_t seed = ProbeSeed(hash);
   ProbeFetchingAhead(
       n, [&](size_t i) HWY_ATTR { return BlockOf(*filters[i], hash); },
-      [&](size_t i, const uint8_t* block) HWY_ATTR {
-        return BlockedBloomProber(*filters[i]).ProbeBlock(block, seed);
-      },
+      [&](size_t i, const uint8_t* block)
+          HWY_ATTR { return BlockedBloomProber(*filters[i]).ProbeBlock(block, seed); },
       out);
 }
 
 // Each hash against its own filter: the (key, file) pairs of a batch of
 // lookups, all in flight together.
-void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes,
-                size_t n, bool* out) {
+void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
+                bool* out) {
   ProbeFetchingAhead(
       n, [&](size_t i) HWY_ATTR { return BlockOf(*filters[i], hashes[i]); },
       [&](size_t i, const uint8_t* block) HWY_ATTR {
@@ -111,12 +104,12 @@ void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes,
 
 // One 64-bit read-modify-write per bit, each block fetched
 // kBuildPrefetchDistance keys ahead.
-void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
-               const uint64_t* hashes, size_t n) {
+void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,
+               size_t n) {
   for (size_t i = 0; i < n; ++i) {
     if (i + kBuildPrefetchDistance < n) {
-      hwy::Prefetch(bits + BlockIndex(hashes[i + kBuildPrefetchDistance], num_blocks) *
-                               kBlockBytes);
+      hwy::Prefetch(bits +
+                    BlockIndex(hashes[i + kBuildPrefetchDistance], num_blocks) * kBlockBytes);
     }
     uint8_t* block = bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes;
     for (int probe = 0; probe < num_probes; ++probe) {
@@ -151,33 +144,27 @@ HWY_INLINE hn::Vec<D64> ProbeMasks(const uint64_t* positions, size_t stride,
     // A broadcast load folded into the add: positions are kept 64 bits wide
     // for that.
     return hn::Shl(hn::Set(d64, uint64_t{1}),
-                   hn::Add(hn::Set(d64, positions[first * stride]),
-                           minus_first_bit));
+                   hn::Add(hn::Set(d64, positions[first * stride]), minus_first_bit));
   }
   constexpr int kHalf = kProbes / 2;
   return hn::Or(ProbeMasks<kHalf>(positions, stride, minus_first_bit, first),
-                ProbeMasks<kProbes - kHalf>(positions, stride, minus_first_bit,
-                                            first + kHalf));
+                ProbeMasks<kProbes - kHalf>(positions, stride, minus_first_bit, first + kHalf));
 }
 
 template <>
-HWY_INLINE hn::Vec<D64> ProbeMasks<0>(const uint64_t*, size_t, hn::Vec<D64>,
-                                      int) {
+HWY_INLINE hn::Vec<D64> ProbeMasks<0>(const uint64_t*, size_t, hn::Vec<D64>, int) {
   return hn::Zero(D64());
 }
 
 template <int kProbes>
-HWY_INLINE void SetKeyBits(uint8_t* block, const uint64_t* positions,
-                           size_t stride) {
+HWY_INLINE void SetKeyBits(uint8_t* block, const uint64_t* positions, size_t stride) {
   const D64 d64;
   for (size_t s = 0; s < kMaskVectors; ++s) {
     // Adding -64 * lane (mod 2^64) is the subtraction described above.
     const auto minus_first_bit =
         hn::Neg(hn::BitCast(hn::RebindToSigned<D64>(),
-                            hn::Mul(hn::Iota(d64, s * kLanes64),
-                                    hn::Set(d64, uint64_t{64}))));
-    const auto mask = ProbeMasks<kProbes>(positions, stride,
-                                          hn::BitCast(d64, minus_first_bit), 0);
+                            hn::Mul(hn::Iota(d64, s * kLanes64), hn::Set(d64, uint64_t{64}))));
+    const auto mask = ProbeMasks<kProbes>(positions, stride, hn::BitCast(d64, minus_first_bit), 0);
     uint64_t* words = reinterpret_cast<uint64_t*>(block) + s * kLanes64;
     hn::StoreU(hn::Or(hn::LoadU(d64, words), mask), d64, words);
   }
@@ -186,8 +173,7 @@ HWY_INLINE void SetKeyBits(uint8_t* block, const uint64_t* positions,
 // No variable 64-bit shifts with those semantics: one scalar
 // read-modify-write per bit.
 template <int kProbes>
-HWY_INLINE void SetKeyBits(uint8_t* block, const uint64_t* positions,
-                           size_t stride) {
+HWY_INLINE void SetKeyBits(uint8_t* block, const uint64_t* positions, size_t stride) {
   for (int probe = 0; probe < kProbes; ++probe) {
     SetBlockBit(block, positions[probe * stride]);
   }
@@ -199,30 +185,26 @@ HWY_INLINE void SetKeyBits(uint8_t* block, const uint64_t* positions,
 // kPrefetchDistance keys ahead: even within L2 that halves the time, since
 // each read-modify-write otherwise waits for its line.
 template <int kProbes>
-void AddHashesFixed(uint8_t* bits, uint64_t num_blocks, const uint64_t* hashes,
-                    size_t n) {
+void AddHashesFixed(uint8_t* bits, uint64_t num_blocks, const uint64_t* hashes, size_t n) {
   const D d;
   const hn::Half<D> dh;
-  const hn::Rebind<uint64_t, hn::Half<D>> dw;  // Half the lanes, widened.
+  const hn::Rebind<uint64_t, hn::Half<D> > dw;  // Half the lanes, widened.
   HWY_ALIGN uint64_t positions[kProbes][kLanes];
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     // The low halves of kLanes little-endian 64-bit hashes are the even
     // 32-bit lanes of the two vectors that hold them.
     const uint32_t* halves = reinterpret_cast<const uint32_t*>(hashes + i);
-    const V seeds = hn::ConcatEven(d, hn::LoadU(d, halves + kLanes),
-                                   hn::LoadU(d, halves));
+    const V seeds = hn::ConcatEven(d, hn::LoadU(d, halves + kLanes), hn::LoadU(d, halves));
     for (int probe = 0; probe < kProbes; ++probe) {
-      const V p = hn::ShiftRight<23>(
-          hn::Mul(seeds, hn::Set(d, kProbeMultipliers[probe])));
+      const V p = hn::ShiftRight<23>(hn::Mul(seeds, hn::Set(d, kProbeMultipliers[probe])));
       hn::Store(hn::PromoteTo(dw, hn::LowerHalf(dh, p)), dw, positions[probe]);
-      hn::Store(hn::PromoteTo(dw, hn::UpperHalf(dh, p)), dw,
-                positions[probe] + kLanes / 2);
+      hn::Store(hn::PromoteTo(dw, hn::UpperHalf(dh, p)), dw, positions[probe] + kLanes / 2);
     }
     for (size_t j = 0; j < kLanes; ++j) {
       if (i + j + kBuildPrefetchDistance < n) {
-        hwy::Prefetch(bits + BlockIndex(hashes[i + j + kBuildPrefetchDistance], num_blocks) *
-                                 kBlockBytes);
+        hwy::Prefetch(bits +
+                      BlockIndex(hashes[i + j + kBuildPrefetchDistance], num_blocks) * kBlockBytes);
       }
       SetKeyBits<kProbes>(bits + BlockIndex(hashes[i + j], num_blocks) * kBlockBytes,
                           &positions[0][j], kLanes);
@@ -231,21 +213,19 @@ void AddHashesFixed(uint8_t* bits, uint64_t num_blocks, const uint64_t* hashes,
   ReferenceAdd(bits, num_blocks, kProbes, hashes + i, n - i);
 }
 
-void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
-               const uint64_t* hashes, size_t n) {
+void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,
+               size_t n) {
   switch (num_probes) {
 #define LSMBLOOM_ADD_CASE(k) \
   case k:                    \
     return AddHashesFixed<k>(bits, num_blocks, hashes, n);
-    LSMBLOOM_ADD_CASE(1) LSMBLOOM_ADD_CASE(2) LSMBLOOM_ADD_CASE(3)
-    LSMBLOOM_ADD_CASE(4) LSMBLOOM_ADD_CASE(5) LSMBLOOM_ADD_CASE(6)
-    LSMBLOOM_ADD_CASE(7) LSMBLOOM_ADD_CASE(8) LSMBLOOM_ADD_CASE(9)
-    LSMBLOOM_ADD_CASE(10) LSMBLOOM_ADD_CASE(11) LSMBLOOM_ADD_CASE(12)
-    LSMBLOOM_ADD_CASE(13) LSMBLOOM_ADD_CASE(14) LSMBLOOM_ADD_CASE(15)
-    LSMBLOOM_ADD_CASE(16)
+    LSMBLOOM_ADD_CASE(1)
+    LSMBLOOM_ADD_CASE(2) LSMBLOOM_ADD_CASE(3) LSMBLOOM_ADD_CASE(4) LSMBLOOM_ADD_CASE(5)
+        LSMBLOOM_ADD_CASE(6) LSMBLOOM_ADD_CASE(7) LSMBLOOM_ADD_CASE(8) LSMBLOOM_ADD_CASE(9)
+            LSMBLOOM_ADD_CASE(10) LSMBLOOM_ADD_CASE(11) LSMBLOOM_ADD_CASE(12) LSMBLOOM_ADD_CASE(13)
+                LSMBLOOM_ADD_CASE(14) LSMBLOOM_ADD_CASE(15) LSMBLOOM_ADD_CASE(16)
 #undef LSMBLOOM_ADD_CASE
-    default:
-      ReferenceAdd(bits, num_blocks, num_probes, hashes, n);
+                    default : ReferenceAdd(bits, num_blocks, num_probes, hashes, n);
   }
 }
 
@@ -284,18 +264,17 @@ ProbeBatchFn ChosenProbeBatch() {
   return &HWY_DYNAMIC_DISPATCH(ProbeBatch);
 }
 
-void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
-               const uint64_t* hashes, size_t n) {
+void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,
+               size_t n) {
   HWY_DYNAMIC_DISPATCH(AddHashes)(bits, num_blocks, num_probes, hashes, n);
 }
 
-void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
-               bool* out) {
+void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out) {
   HWY_DYNAMIC_DISPATCH(ProbeEach)(filters, n, hash, out);
 }
 
-void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes,
-                size_t n, bool* out) {
+void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
+                bool* out) {
   HWY_DYNAMIC_DISPATCH(ProbePairs)(filters, hashes, n, out);
 }
 

@@ -16,8 +16,8 @@ namespace lsmbloom {
 namespace internal {
 
 // True if all k bits of `hash` are set. REQUIRES: num_blocks > 0.
-using ProbeOneFn = bool (*)(const uint8_t* bits, uint64_t num_blocks,
-                            int num_probes, uint64_t hash);
+using ProbeOneFn = bool (*)(const uint8_t* bits, uint64_t num_blocks, int num_probes,
+                            uint64_t hash);
 
 // The single-probe kernel of the target Highway has chosen now.
 ProbeOneFn ChosenProbeOne();
@@ -25,24 +25,22 @@ ProbeOneFn ChosenProbeOne();
 // out[i] = probe of hashes[i]. With `prefetch`, blocks are fetched a window
 // of keys before they are probed (worth it only for filters larger than
 // cache). REQUIRES: num_blocks > 0.
-using ProbeBatchFn = void (*)(const uint8_t* bits, uint64_t num_blocks,
-                              int num_probes, const uint64_t* hashes, size_t n,
-                              bool* out, bool prefetch);
+using ProbeBatchFn = void (*)(const uint8_t* bits, uint64_t num_blocks, int num_probes,
+                              const uint64_t* hashes, size_t n, bool* out, bool prefetch);
 // The batch kernel of the target Highway has chosen now.
 ProbeBatchFn ChosenProbeBatch();
 
 // Sets the k bits of every hash. Any order is correct; hashes sorted by value
 // are also sorted by block, which turns random writes into a sequential sweep.
-void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes,
-               const uint64_t* hashes, size_t n);
+void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,
+               size_t n);
 
 // out[i] = probe of `hash` in *filters[i], every block fetched first.
-void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
-               bool* out);
+void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out);
 
 // out[i] = probe of hashes[i] in *filters[i], blocks fetched a window ahead.
-void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes,
-                size_t n, bool* out);
+void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
+                bool* out);
 
 // The Highway target bit (HWY_AVX2, ...) the kernels dispatch to now.
 int64_t ChosenTarget();

@@ -42,8 +42,7 @@ void Describe(const InspectedTable& t, DataBlockInfo* info) {
   // block written for another offset.
   info->status = CheckDataBlock(t.table(), info->location);
   if (!info->status.ok()) return;
-  absl::StatusOr<Block> block =
-      ReadParsed(t, info->location, BlockKind::kData, &info->compression);
+  absl::StatusOr<Block> block = ReadParsed(t, info->location, BlockKind::kData, &info->compression);
   if (!block.ok()) {
     info->status = block.status();
     return;
@@ -101,8 +100,7 @@ absl::StatusOr<LookupResult> GetUnfiltered(const Table& table, std::string_view 
 
 uint64_t StoredSizeWith(std::string_view raw, Compression compression) {
   std::string compressed;
-  absl::StatusOr<Compression> used =
-      internal::CompressForStorage(raw, compression, &compressed);
+  absl::StatusOr<Compression> used = internal::CompressForStorage(raw, compression, &compressed);
   if (!used.ok() || *used == Compression::kNone) return raw.size();
   return compressed.size();
 }
@@ -150,8 +148,7 @@ absl::StatusOr<std::vector<IndexEntry>> ReadIndex(const InspectedTable& t) {
 }
 
 absl::StatusOr<std::vector<MetaIndexEntry>> ReadMetaIndex(const InspectedTable& t) {
-  absl::StatusOr<Block> meta =
-      ReadParsed(t, LayoutOf(t.table()).metaindex, BlockKind::kMetaIndex);
+  absl::StatusOr<Block> meta = ReadParsed(t, LayoutOf(t.table()).metaindex, BlockKind::kMetaIndex);
   if (!meta.ok()) return meta.status();
   std::vector<MetaIndexEntry> entries;
   Block::Iterator it(&*meta, internal::CompareBytes);

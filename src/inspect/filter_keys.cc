@@ -1,8 +1,9 @@
 // FilterKeys: the keys TableBuilder gave a table's filter, replayed from
 // the table's entries through the builder's own rule (src/table/filter_keys.h).
 
-#include "lsmbloom/inspect/inspect.h"
 #include "src/table/filter_keys.h"
+
+#include "lsmbloom/inspect/inspect.h"
 
 namespace lsmbloom {
 

@@ -6,8 +6,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/filter/blocked_bloom_layout.h"
-#include "lsmbloom/inspect/inspect.h"
 #include "lsmbloom/filter/key_hash.h"
+#include "lsmbloom/inspect/inspect.h"
 #include "src/table/block.h"
 #include "src/table/format.h"
 #include "src/table/table_inspection.h"
@@ -103,8 +103,7 @@ std::shared_ptr<const PrefixExtractor> BuiltinPrefixExtractor(std::string_view n
   const size_t dot = name.rfind('.');
   size_t length;
   if (dot == std::string_view::npos ||
-      !absl::SimpleAtoi(absl::string_view(name.data() + dot + 1, name.size() - dot - 1),
-                        &length)) {
+      !absl::SimpleAtoi(absl::string_view(name.data() + dot + 1, name.size() - dot - 1), &length)) {
     return nullptr;
   }
   std::shared_ptr<const PrefixExtractor> e = NewFixedPrefixExtractor(length);
@@ -146,8 +145,7 @@ absl::StatusOr<InspectedTable> InspectedTable::Open(const std::string& path) {
   InspectedTable t;
   absl::StatusOr<std::unique_ptr<Table>> table = OpenTable(path, TableReadOptions());
   if (!table.ok()) return table.status();
-  t.prefix_extractor_ =
-      BuiltinPrefixExtractor((*table)->properties().filter_prefix_extractor);
+  t.prefix_extractor_ = BuiltinPrefixExtractor((*table)->properties().filter_prefix_extractor);
   if (t.prefix_extractor_ != nullptr) {
     // Again, now with the extractor, so the table answers prefix queries.
     TableReadOptions options;
@@ -156,8 +154,7 @@ absl::StatusOr<InspectedTable> InspectedTable::Open(const std::string& path) {
     if (!table.ok()) return table.status();
   }
   t.table_ = std::move(*table);
-  absl::StatusOr<std::map<std::string, std::string>> recorded =
-      ReadRecordedProperties(*t.table_);
+  absl::StatusOr<std::map<std::string, std::string>> recorded = ReadRecordedProperties(*t.table_);
   if (!recorded.ok()) return recorded.status();
   t.recorded_properties_ = *std::move(recorded);
   t.LoadFilterView();

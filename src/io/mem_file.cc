@@ -28,8 +28,7 @@ class MemWritableFile : public WritableFile {
 
 class MemRandomAccessFile : public RandomAccessFile {
  public:
-  explicit MemRandomAccessFile(std::string contents)
-      : contents_(std::move(contents)) {}
+  explicit MemRandomAccessFile(std::string contents) : contents_(std::move(contents)) {}
 
   uint64_t Size() const override { return contents_.size(); }
   absl::Status Read(uint64_t offset, size_t n, char* /*scratch*/,

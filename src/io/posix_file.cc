@@ -133,16 +133,15 @@ class PosixRandomAccessFile : public RandomAccessFile {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<WritableFile>> NewPosixWritableFile(
-    const std::string& path) {
+absl::StatusOr<std::unique_ptr<WritableFile>> NewPosixWritableFile(const std::string& path) {
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return PosixError(tmp, errno);
   return std::unique_ptr<WritableFile>(new PosixWritableFile(path, tmp, fd));
 }
 
-absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(
-    const std::string& path, bool mmap) {
+absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(const std::string& path,
+                                                                bool mmap) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return PosixError(path, errno);
   struct stat st;

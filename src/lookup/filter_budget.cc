@@ -63,8 +63,7 @@ const Model& TheModel() {
     };
     m->hull.push_back(0);
     for (int p = kMinPoint; p <= kMaxPoint; ++p) {
-      while (m->hull.size() >= 2 &&
-             cross(m->hull[m->hull.size() - 2], m->hull.back(), p) <= 0) {
+      while (m->hull.size() >= 2 && cross(m->hull[m->hull.size() - 2], m->hull.back(), p) <= 0) {
         m->hull.pop_back();
       }
       m->hull.push_back(p);
@@ -179,7 +178,6 @@ void SpendLeftover(absl::Span<const LevelFilterShape> levels, double budget_bits
   }
 }
 
-
 // Below a few bits/key the FPR curve is not convex, and the hull points
 // can miss the best split. Re-splits the memory of each pair of levels over
 // the whole grid until no pair gains.
@@ -223,8 +221,8 @@ void ImprovePairs(absl::Span<const LevelFilterShape> levels, double budget_bits,
 
 }  // namespace
 
-absl::StatusOr<FilterAllocation> AllocateFilterMemory(
-    absl::Span<const LevelFilterShape> levels, double budget_bytes) {
+absl::StatusOr<FilterAllocation> AllocateFilterMemory(absl::Span<const LevelFilterShape> levels,
+                                                      double budget_bytes) {
   absl::Status s = ValidateLevels(levels);
   if (!s.ok()) return s;
   if (!std::isfinite(budget_bytes) || budget_bytes <= 0) {
@@ -256,13 +254,13 @@ absl::StatusOr<FilterAllocation> AllocateFilterMemory(
   return FromPoints(levels, points);
 }
 
-absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(
-    absl::Span<const LevelFilterShape> levels, double avg_bits_per_key) {
+absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(absl::Span<const LevelFilterShape> levels,
+                                                          double avg_bits_per_key) {
   absl::Status s = ValidateLevels(levels);
   if (!s.ok()) return s;
   if (!std::isfinite(avg_bits_per_key) || avg_bits_per_key <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "average bits/key must be positive and finite, got ", avg_bits_per_key));
+    return absl::InvalidArgumentError(
+        absl::StrCat("average bits/key must be positive and finite, got ", avg_bits_per_key));
   }
   double keys = 0;
   for (const LevelFilterShape& l : levels) {
@@ -271,8 +269,8 @@ absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(
   return AllocateFilterMemory(levels, keys * avg_bits_per_key / 8);
 }
 
-absl::StatusOr<FilterAllocation> UniformFilterAllocation(
-    absl::Span<const LevelFilterShape> levels, double bits_per_key) {
+absl::StatusOr<FilterAllocation> UniformFilterAllocation(absl::Span<const LevelFilterShape> levels,
+                                                         double bits_per_key) {
   absl::Status s = ValidateLevels(levels);
   if (!s.ok()) return s;
   if (!(bits_per_key == 0 || (bits_per_key >= 0.1 && bits_per_key <= 30))) {
@@ -295,8 +293,8 @@ absl::StatusOr<FilterAllocation> UniformFilterAllocation(
   return a;
 }
 
-absl::StatusOr<FilterAllocation> MinimumFilterMemory(
-    absl::Span<const LevelFilterShape> levels, double target_cost) {
+absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilterShape> levels,
+                                                     double target_cost) {
   absl::Status s = ValidateLevels(levels);
   if (!s.ok()) return s;
   if (!std::isfinite(target_cost) || target_cost <= 0) {
@@ -315,9 +313,9 @@ absl::StatusOr<FilterAllocation> MinimumFilterMemory(
   absl::StatusOr<FilterAllocation> best = AllocateFilterMemory(levels, hi);
   if (!best.ok()) return best.status();
   if (best->expected_cost > target_cost) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "target cost ", target_cost, " is below the ", best->expected_cost,
-        " that 30 bits/key everywhere reaches"));
+    return absl::InvalidArgumentError(absl::StrCat("target cost ", target_cost, " is below the ",
+                                                   best->expected_cost,
+                                                   " that 30 bits/key everywhere reaches"));
   }
   // Cost falls as the budget grows: bisect to the least budget that meets
   // the target.

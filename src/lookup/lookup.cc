@@ -18,9 +18,7 @@ using internal::Version;
 
 namespace {
 
-void Bump(std::atomic<uint64_t>& c, uint64_t n = 1) {
-  c.fetch_add(n, std::memory_order_relaxed);
-}
+void Bump(std::atomic<uint64_t>& c, uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
 
 // Scratch answers that grow to the largest batch seen (bool*, unlike
 // std::vector<bool>).
@@ -46,9 +44,8 @@ class BoolBuffer {
 // a lookup cost more than its filter probes.
 struct TableSet::LocalCounts {
   uint32_t lookups = 0;
-  uint32_t checked[kNumLevels] = {}, ruled_out[kNumLevels] = {},
-           positive[kNumLevels] = {}, true_positive[kNumLevels] = {},
-           reads[kNumLevels] = {}, range_skipped[kNumLevels] = {};
+  uint32_t checked[kNumLevels] = {}, ruled_out[kNumLevels] = {}, positive[kNumLevels] = {},
+           true_positive[kNumLevels] = {}, reads[kNumLevels] = {}, range_skipped[kNumLevels] = {};
 
   // Range skips count only for the levels the search reached.
   void AddRangeSkips(const RangeSkips& skips, int last_level) {
@@ -77,19 +74,18 @@ absl::Status TableSet::Apply(const VersionEdit& edit) {
       return absl::InvalidArgumentError(absl::StrCat("level ", r.level, " out of range"));
     }
     auto& files = next->levels[r.level];
-    auto it = std::find_if(files.begin(), files.end(), [&](const TableFile& f) {
-      return f.file_number == r.file_number;
-    });
+    auto it = std::find_if(files.begin(), files.end(),
+                           [&](const TableFile& f) { return f.file_number == r.file_number; });
     if (it == files.end()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "file ", r.file_number, " is not in level ", r.level));
+      return absl::InvalidArgumentError(
+          absl::StrCat("file ", r.file_number, " is not in level ", r.level));
     }
     files.erase(it);
   }
   for (const TableFile& f : edit.added) {
     if (f.level < 0 || f.level >= kNumLevels || f.table == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "file ", f.file_number, ": bad level ", f.level, " or no table"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("file ", f.file_number, ": bad level ", f.level, " or no table"));
     }
     for (const auto& level : next->levels) {
       for (const TableFile& existing : level) {
@@ -102,9 +98,8 @@ absl::Status TableSet::Apply(const VersionEdit& edit) {
     next->levels[f.level].push_back(f);
   }
   auto& l0 = next->levels[0];
-  std::sort(l0.begin(), l0.end(), [](const TableFile& a, const TableFile& b) {
-    return a.file_number > b.file_number;
-  });
+  std::sort(l0.begin(), l0.end(),
+            [](const TableFile& a, const TableFile& b) { return a.file_number > b.file_number; });
   next->last_nonempty_level = -1;
   for (int level = 0; level < kNumLevels; ++level) {
     auto& files = next->levels[level];
@@ -115,9 +110,9 @@ absl::Status TableSet::Apply(const VersionEdit& edit) {
     });
     for (size_t i = 1; i < files.size(); ++i) {
       if (files[i].table->smallest_user_key() <= files[i - 1].table->largest_user_key()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "files ", files[i - 1].file_number, " and ", files[i].file_number,
-            " overlap in level ", level));
+        return absl::InvalidArgumentError(absl::StrCat("files ", files[i - 1].file_number, " and ",
+                                                       files[i].file_number, " overlap in level ",
+                                                       level));
       }
     }
   }
@@ -168,9 +163,11 @@ void TableSet::Flush(const LocalCounts& n) const {
   }
 }
 
-absl::StatusOr<LookupResult> TableSet::SearchCandidates(
-    const FileMeta* const* files, const bool* maybe, size_t n, std::string_view key,
-    uint64_t hash, LocalCounts* counts, int* stopped_at) const {
+absl::StatusOr<LookupResult> TableSet::SearchCandidates(const FileMeta* const* files,
+                                                        const bool* maybe, size_t n,
+                                                        std::string_view key, uint64_t hash,
+                                                        LocalCounts* counts,
+                                                        int* stopped_at) const {
   for (size_t j = 0; j < n; ++j) {
     const FileMeta& m = *files[j];
     const TableFile& f = *m.file;
@@ -270,8 +267,8 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
       KeyPlan& plan = plans[i];
       plan.first = num_pairs;
       plan.skips = RangeSkips();
-      plan.count = static_cast<uint32_t>(
-          v->FindCandidates(keys[start + i], &pairs[num_pairs], &plan.skips));
+      plan.count =
+          static_cast<uint32_t>(v->FindCandidates(keys[start + i], &pairs[num_pairs], &plan.skips));
       num_pairs += plan.count;
       for (uint32_t p = plan.first; p < num_pairs; ++p) {
         if (!pairs[p]->probe) continue;

@@ -2,8 +2,8 @@
 
 #include "lsmbloom/filter/filter_policy.h"
 #include "lsmbloom/filter/key_hash.h"
-#include "src/util/coding.h"
 #include "src/table/table_lookup.h"
+#include "src/util/coding.h"
 
 namespace lsmbloom {
 namespace internal {
@@ -44,8 +44,7 @@ void Version::Index(const LookupOptions& options) {
   bool first = true;
   for (const auto& level : levels) {
     for (const TableFile& f : level) {
-      for (std::string_view bound :
-           {f.table->smallest_user_key(), f.table->largest_user_key()}) {
+      for (std::string_view bound : {f.table->smallest_user_key(), f.table->largest_user_key()}) {
         if (first) {
           common_prefix.assign(bound.data(), bound.size());
           first = false;
@@ -58,8 +57,7 @@ void Version::Index(const LookupOptions& options) {
   const size_t from = common_prefix.size();
   for (int level = 0; level < kNumLevels; ++level) {
     const bool allowed =
-        options.use_filters &&
-        !(options.skip_last_level_filters && level == last_nonempty_level);
+        options.use_filters && !(options.skip_last_level_filters && level == last_nonempty_level);
     meta[level].clear();
     smallest_prefix[level].clear();
     largest_prefix[level].clear();
@@ -72,10 +70,9 @@ void Version::Index(const LookupOptions& options) {
       m.largest_prefix = OrderedPrefix8(m.largest, from);
       const FilterReader* reader = t.whole_key_filter();
       const HashSpec* spec = TableLookup::FilterHashSpec(t);
-      const BlockedBloomView* view =
-          reader != nullptr && spec != nullptr && *spec == HashSpec()
-              ? reader->blocked_view()
-              : nullptr;
+      const BlockedBloomView* view = reader != nullptr && spec != nullptr && *spec == HashSpec()
+                                         ? reader->blocked_view()
+                                         : nullptr;
       m.filter_allowed = allowed;
       m.probe = allowed && view != nullptr;
       if (view != nullptr) m.filter = *view;
@@ -119,8 +116,7 @@ size_t Version::FindCandidates(std::string_view key, const FileMeta** out,
     while (i < files.size() && largest[i] == key_prefix && files[i].largest < key) {
       ++i;  // Equal prefixes: the full keys decide.
     }
-    if (i < files.size() &&
-        !Less(key_prefix, key, smallest_prefix[level][i], files[i].smallest)) {
+    if (i < files.size() && !Less(key_prefix, key, smallest_prefix[level][i], files[i].smallest)) {
       out[n++] = &files[i];
     } else {
       skips->level_mask |= 1u << level;

@@ -39,8 +39,8 @@ struct alignas(64) FileMeta {
 
 // Files a key's range ruled out, per level, without touching their filters.
 struct RangeSkips {
-  uint32_t level0 = 0;       // Level-0 files passed over.
-  uint32_t level_mask = 0;   // Bit L: the sorted level L had no file for it.
+  uint32_t level0 = 0;      // Level-0 files passed over.
+  uint32_t level_mask = 0;  // Bit L: the sorted level L had no file for it.
 };
 
 struct Version {

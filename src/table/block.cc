@@ -36,16 +36,14 @@ absl::StatusOr<Block> Block::Parse(BlockContents contents, std::string_view what
           absl::StrCat(std::string(what), ": restart point past the entries"));
     }
   }
-  return Block(std::move(owned), data, restarts_offset, num_restarts,
-               std::string(what));
+  return Block(std::move(owned), data, restarts_offset, num_restarts, std::string(what));
 }
 
 uint32_t Block::RestartOffset(uint32_t index) const {
   return DecodeFixed32(data_.data() + restarts_offset_ + 4 * index);
 }
 
-Block::Iterator::Iterator(const Block* block, KeyComparator cmp)
-    : block_(block), cmp_(cmp) {}
+Block::Iterator::Iterator(const Block* block, KeyComparator cmp) : block_(block), cmp_(cmp) {}
 
 void Block::Iterator::MarkCorrupt() {
   valid_ = false;
@@ -57,13 +55,12 @@ bool Block::Iterator::ParseAt(uint32_t offset) {
     valid_ = false;
     return false;
   }
-  std::string_view in = block_->data_.substr(
-      offset, block_->restarts_offset_ - offset);
+  std::string_view in = block_->data_.substr(offset, block_->restarts_offset_ - offset);
   const size_t before = in.size();
   uint64_t shared, non_shared, value_size;
   if (!GetVarint64(&in, &shared) || !GetVarint64(&in, &non_shared) ||
-      !GetVarint64(&in, &value_size) || shared > key_.size() ||
-      non_shared > in.size() || value_size > in.size() - non_shared) {
+      !GetVarint64(&in, &value_size) || shared > key_.size() || non_shared > in.size() ||
+      value_size > in.size() - non_shared) {
     MarkCorrupt();
     return false;
   }
@@ -91,8 +88,7 @@ void Block::Iterator::Next() {
 
 bool Block::Iterator::RestartKey(uint32_t index, std::string_view* key) {
   const uint32_t offset = block_->RestartOffset(index);
-  std::string_view in =
-      block_->data_.substr(offset, block_->restarts_offset_ - offset);
+  std::string_view in = block_->data_.substr(offset, block_->restarts_offset_ - offset);
   uint64_t shared, non_shared, value_size;
   if (!GetVarint64(&in, &shared) || !GetVarint64(&in, &non_shared) ||
       !GetVarint64(&in, &value_size) || shared != 0 || non_shared > in.size()) {

@@ -63,8 +63,8 @@ class Block {
   };
 
  private:
-  Block(std::unique_ptr<std::string> owned, std::string_view data,
-        uint32_t restarts_offset, uint32_t num_restarts, std::string what)
+  Block(std::unique_ptr<std::string> owned, std::string_view data, uint32_t restarts_offset,
+        uint32_t num_restarts, std::string what)
       : owned_(std::move(owned)),
         data_(data),
         restarts_offset_(restarts_offset),

@@ -45,9 +45,7 @@ std::string_view BlockBuilder::Finish() {
   return buffer_;
 }
 
-size_t BlockBuilder::SizeEstimate() const {
-  return buffer_.size() + 4 * restarts_.size() + 4;
-}
+size_t BlockBuilder::SizeEstimate() const { return buffer_.size() + 4 * restarts_.size() + 4; }
 
 }  // namespace internal
 }  // namespace lsmbloom

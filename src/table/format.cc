@@ -27,17 +27,21 @@ absl::Status Corrupt(BlockKind kind, const std::string& why) {
 
 const char* BlockKindName(BlockKind kind) {
   switch (kind) {
-    case BlockKind::kData: return "data block";
-    case BlockKind::kFilter: return "filter block";
-    case BlockKind::kProperties: return "properties block";
-    case BlockKind::kMetaIndex: return "meta-index block";
-    case BlockKind::kIndex: return "index block";
+    case BlockKind::kData:
+      return "data block";
+    case BlockKind::kFilter:
+      return "filter block";
+    case BlockKind::kProperties:
+      return "properties block";
+    case BlockKind::kMetaIndex:
+      return "meta-index block";
+    case BlockKind::kIndex:
+      return "index block";
   }
   return "block";
 }
 
-uint64_t PlacementTag(uint64_t unique_id, uint64_t offset, BlockKind kind,
-                      char compression) {
+uint64_t PlacementTag(uint64_t unique_id, uint64_t offset, BlockKind kind, char compression) {
   char where[16] = {};
   for (int i = 0; i < 8; ++i) where[i] = static_cast<char>(offset >> (8 * i));
   where[8] = static_cast<char>(kind);
@@ -45,8 +49,8 @@ uint64_t PlacementTag(uint64_t unique_id, uint64_t offset, BlockKind kind,
   return XXH3_64bits_withSeed(where, sizeof(where), unique_id);
 }
 
-uint64_t BlockChecksum(std::string_view block, char compression, BlockKind kind,
-                       uint64_t offset, const TableContext& context) {
+uint64_t BlockChecksum(std::string_view block, char compression, BlockKind kind, uint64_t offset,
+                       const TableContext& context) {
   if (context.format_version == 1) {
     // The compression byte as the seed: a flipped type byte fails too.
     return Checksum64(block.data(), block.size(), static_cast<uint8_t>(compression));
@@ -67,8 +71,7 @@ uint64_t NewUniqueId() {
   }
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
-  entropy[2] = static_cast<uint64_t>(now.tv_sec) * 1000000000u +
-               static_cast<uint64_t>(now.tv_nsec);
+  entropy[2] = static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
   entropy[3] = static_cast<uint64_t>(getpid());
   entropy[4] = counter.fetch_add(1, std::memory_order_relaxed);
   uint64_t id = XXH3_64bits(entropy, sizeof(entropy));
@@ -107,8 +110,8 @@ std::string Footer::Encode(uint64_t footer_offset) const {
   PutFixed64(&out, context.unique_id);
   PutFixed32(&out, kTableFormatVersion);
   PutFixed32(&out, 0);
-  PutFixed64(&out, XXH3_64bits_withSeed(out.data(), 48,
-                                        FooterSeed(kTableFormatVersion, footer_offset)));
+  PutFixed64(&out,
+             XXH3_64bits_withSeed(out.data(), 48, FooterSeed(kTableFormatVersion, footer_offset)));
   PutFixed64(&out, kTableMagic);
   return out;
 }
@@ -167,8 +170,7 @@ std::string ExplainMissingMagic(const RandomAccessFile& file) {
   const uint64_t start = size > kFooterSize + kMaxExtra ? size - kFooterSize - kMaxExtra : 0;
   std::string scratch(size - start, '\0');
   std::string_view tail;
-  if (!file.Read(start, scratch.size(), &scratch[0], &tail).ok() ||
-      tail.size() != size - start) {
+  if (!file.Read(start, scratch.size(), &scratch[0], &tail).ok() || tail.size() != size - start) {
     return "";
   }
   char magic[8];
@@ -198,8 +200,7 @@ std::string ExplainMissingMagic(const RandomAccessFile& file) {
   return "";
 }
 
-absl::StatusOr<Compression> CompressForStorage(std::string_view raw,
-                                               Compression compression,
+absl::StatusOr<Compression> CompressForStorage(std::string_view raw, Compression compression,
                                                std::string* out) {
   if (compression == Compression::kSnappy) {
     snappy::Compress(raw.data(), raw.size(), out);
@@ -219,9 +220,8 @@ absl::StatusOr<Compression> CompressForStorage(std::string_view raw,
   return Compression::kNone;
 }
 
-absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset,
-                                       std::string_view raw, BlockKind kind,
-                                       Compression compression,
+absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset, std::string_view raw,
+                                       BlockKind kind, Compression compression,
                                        const TableContext& context) {
   if (kind != BlockKind::kData) compression = Compression::kNone;
   std::string compressed;
@@ -247,10 +247,9 @@ namespace {
 
 // The block and its trailer, n bytes at handle.offset: a view into the
 // mapped file, or read into *scratch.
-absl::Status ReadRaw(const RandomAccessFile& file, const BlockHandle& handle,
-                     BlockKind kind, std::string* scratch, std::string_view* bytes) {
-  if (handle.offset > file.Size() ||
-      handle.size > file.Size() - handle.offset ||
+absl::Status ReadRaw(const RandomAccessFile& file, const BlockHandle& handle, BlockKind kind,
+                     std::string* scratch, std::string_view* bytes) {
+  if (handle.offset > file.Size() || handle.size > file.Size() - handle.offset ||
       file.Size() - handle.offset - handle.size < kBlockTrailerSize) {
     return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": size ", handle.size,
                                       " extends past the end of the file"));
@@ -265,17 +264,16 @@ absl::Status ReadRaw(const RandomAccessFile& file, const BlockHandle& handle,
     if (!s.ok()) return s;
   }
   if (bytes->size() != n) {
-    return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": short read, ",
-                                      bytes->size(), " of ", n, " bytes"));
+    return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": short read, ", bytes->size(),
+                                      " of ", n, " bytes"));
   }
   return absl::OkStatus();
 }
 
 }  // namespace
 
-std::optional<uint64_t> WrittenForOffset(const RandomAccessFile& file,
-                                         const BlockHandle& handle, BlockKind kind,
-                                         const TableContext& context,
+std::optional<uint64_t> WrittenForOffset(const RandomAccessFile& file, const BlockHandle& handle,
+                                         BlockKind kind, const TableContext& context,
                                          const std::vector<uint64_t>& candidates) {
   if (context.format_version < 2) return std::nullopt;
   std::string scratch;
@@ -285,8 +283,8 @@ std::optional<uint64_t> WrittenForOffset(const RandomAccessFile& file,
   const char type = bytes[handle.size];
   // stored = hash ^ tag(where it was written): recover that tag, then ask
   // which place it names.
-  const uint64_t tag = DecodeFixed64(bytes.data() + handle.size + 1) ^
-                       Checksum64(body.data(), body.size());
+  const uint64_t tag =
+      DecodeFixed64(bytes.data() + handle.size + 1) ^ Checksum64(body.data(), body.size());
   for (uint64_t offset : candidates) {
     if (offset != handle.offset && PlacementTag(context.unique_id, offset, kind, type) == tag) {
       return offset;
@@ -295,9 +293,8 @@ std::optional<uint64_t> WrittenForOffset(const RandomAccessFile& file,
   return std::nullopt;
 }
 
-absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
-                                        const BlockHandle& handle, BlockKind kind,
-                                        const TableContext& context,
+absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file, const BlockHandle& handle,
+                                        BlockKind kind, const TableContext& context,
                                         bool verify_checksum) {
   BlockContents contents;
   std::string scratch;
@@ -309,10 +306,11 @@ absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
   contents.compression = static_cast<Compression>(type);
   if (verify_checksum && DecodeFixed64(bytes.data() + handle.size + 1) !=
                              BlockChecksum(body, type, kind, handle.offset, context)) {
-    return Corrupt(kind, absl::StrCat(
-        "at offset ", handle.offset, " (", handle.size, " bytes): checksum mismatch",
-        context.format_version >= 2 ? " (damaged, or a block from another place or table)"
-                                    : ""));
+    return Corrupt(kind, absl::StrCat("at offset ", handle.offset, " (", handle.size,
+                                      " bytes): checksum mismatch",
+                                      context.format_version >= 2
+                                          ? " (damaged, or a block from another place or table)"
+                                          : ""));
   }
   if (type != static_cast<char>(Compression::kNone) && kind != BlockKind::kData) {
     return Corrupt(kind, absl::StrCat("at offset ", handle.offset,
@@ -333,8 +331,7 @@ absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
     case Compression::kSnappy: {
       size_t size = 0;
       if (!snappy::GetUncompressedLength(body.data(), body.size(), &size) ||
-          size > kMaxBlockBytes ||
-          !snappy::Uncompress(body.data(), body.size(), &contents.owned)) {
+          size > kMaxBlockBytes || !snappy::Uncompress(body.data(), body.size(), &contents.owned)) {
         return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": bad snappy data"));
       }
       contents.is_owned = true;
@@ -359,8 +356,7 @@ absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
                                     static_cast<int>(static_cast<uint8_t>(type))));
 }
 
-void AppendInternalKey(std::string* dst, std::string_view user_key, uint64_t seq,
-                       EntryType type) {
+void AppendInternalKey(std::string* dst, std::string_view user_key, uint64_t seq, EntryType type) {
   dst->append(user_key.data(), user_key.size());
   PutFixed64(dst, (seq << 8) | static_cast<uint8_t>(type));
 }

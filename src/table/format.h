@@ -59,12 +59,11 @@ struct TableContext {
 // The 8 checksum bytes of a block's trailer. Version 2: XXH3-64 of the block
 // (seed 0) XOR PlacementTag(); version 1: XXH3-64 seeded with the
 // compression byte. docs/FORMAT.md gives both byte by byte.
-uint64_t BlockChecksum(std::string_view block, char compression, BlockKind kind,
-                       uint64_t offset, const TableContext& context);
+uint64_t BlockChecksum(std::string_view block, char compression, BlockKind kind, uint64_t offset,
+                       const TableContext& context);
 // XXH3-64, seeded with the unique id, of 16 bytes: fixed64 offset, the kind
 // byte, the compression byte, 6 zero bytes.
-uint64_t PlacementTag(uint64_t unique_id, uint64_t offset, BlockKind kind,
-                      char compression);
+uint64_t PlacementTag(uint64_t unique_id, uint64_t offset, BlockKind kind, char compression);
 
 // A fresh unique id: never 0, from the kernel's random source mixed with the
 // clock, the process and a counter.
@@ -114,39 +113,34 @@ struct BlockContents {
 // Compresses `raw` with `compression` into *out and returns what to store:
 // `compression` when it saves at least 1/8 (*out holds the bytes), else
 // kNone (store `raw` itself; not worth decompressing on every read).
-absl::StatusOr<Compression> CompressForStorage(std::string_view raw,
-                                               Compression compression,
+absl::StatusOr<Compression> CompressForStorage(std::string_view raw, Compression compression,
                                                std::string* out);
 
 // Compresses (data blocks only, as CompressForStorage decides), appends
 // block + trailer at `offset` of `file`, with the checksum binding it to
 // `kind`, `offset` and the table, and returns the handle.
-absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset,
-                                       std::string_view raw, BlockKind kind,
-                                       Compression compression,
+absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset, std::string_view raw,
+                                       BlockKind kind, Compression compression,
                                        const TableContext& context);
 
 // Reads the `kind` block at `handle`, verifying its checksum (when asked)
 // and decompressing it (data blocks only; any other block that claims
 // compression is corrupt). A block from another offset or another table
 // fails the checksum: DataLoss naming the kind and offset.
-absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file,
-                                        const BlockHandle& handle, BlockKind kind,
-                                        const TableContext& context,
+absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file, const BlockHandle& handle,
+                                        BlockKind kind, const TableContext& context,
                                         bool verify_checksum);
 
 // For a block that failed its checksum: the offset among `candidates` at
 // which its trailer would have been right in this table (it was moved from
 // there), if any. Reads the block again; for diagnosis, not lookups.
-std::optional<uint64_t> WrittenForOffset(const RandomAccessFile& file,
-                                         const BlockHandle& handle, BlockKind kind,
-                                         const TableContext& context,
+std::optional<uint64_t> WrittenForOffset(const RandomAccessFile& file, const BlockHandle& handle,
+                                         BlockKind kind, const TableContext& context,
                                          const std::vector<uint64_t>& candidates);
 
 // Internal keys order entries: user key ascending, then the 8-byte tag
 // (sequence << 8 | type) descending, so the newest version comes first.
-void AppendInternalKey(std::string* dst, std::string_view user_key,
-                       uint64_t seq, EntryType type);
+void AppendInternalKey(std::string* dst, std::string_view user_key, uint64_t seq, EntryType type);
 struct ParsedInternalKey {
   std::string_view user_key;
   uint64_t sequence;

@@ -7,13 +7,9 @@ namespace {
 class FixedPrefixExtractor : public PrefixExtractor {
  public:
   explicit FixedPrefixExtractor(size_t length) : length_(length) {}
-  std::string Name() const override {
-    return absl::StrCat("lsmbloom.FixedPrefix.", length_);
-  }
+  std::string Name() const override { return absl::StrCat("lsmbloom.FixedPrefix.", length_); }
   bool InDomain(std::string_view key) const override { return key.size() >= length_; }
-  std::string_view Transform(std::string_view key) const override {
-    return key.substr(0, length_);
-  }
+  std::string_view Transform(std::string_view key) const override { return key.substr(0, length_); }
 
  private:
   size_t length_;

@@ -51,13 +51,11 @@ TableStats TableCounters::Snapshot() const {
 
 }  // namespace internal
 
-absl::StatusOr<std::unique_ptr<Block>> Table::Rep::ReadDataBlock(const BlockHandle& h,
-                                                                 bool count,
+absl::StatusOr<std::unique_ptr<Block>> Table::Rep::ReadDataBlock(const BlockHandle& h, bool count,
                                                                  bool verify) const {
   if (count) counters.data_block_reads.fetch_add(1, std::memory_order_relaxed);
-  absl::StatusOr<internal::BlockContents> contents =
-      internal::ReadBlock(*file, h, internal::BlockKind::kData, context,
-                          verify || options.verify_checksums);
+  absl::StatusOr<internal::BlockContents> contents = internal::ReadBlock(
+      *file, h, internal::BlockKind::kData, context, verify || options.verify_checksums);
   if (!contents.ok()) return contents.status();
   absl::StatusOr<Block> block = Block::Parse(std::move(*contents), "data block");
   if (!block.ok()) return block.status();
@@ -66,8 +64,7 @@ absl::StatusOr<std::unique_ptr<Block>> Table::Rep::ReadDataBlock(const BlockHand
 
 absl::StatusOr<Block> Table::Rep::ReadIndexedBlock(size_t i, bool count) const {
   if (count) counters.data_block_reads.fetch_add(1, std::memory_order_relaxed);
-  const bool verify =
-      options.verify_checksums && !verified[i].load(std::memory_order_relaxed);
+  const bool verify = options.verify_checksums && !verified[i].load(std::memory_order_relaxed);
   absl::StatusOr<internal::BlockContents> contents = internal::ReadBlock(
       *file, index_entries[i].handle, internal::BlockKind::kData, context, verify);
   if (!contents.ok()) return contents.status();
@@ -85,8 +82,8 @@ absl::Status Table::Rep::DecodeIndex() {
     std::string_view handle_bytes = it.value();
     internal::IndexEntry e;
     if (key.size() < 8 || !e.handle.DecodeFrom(&handle_bytes)) {
-      return absl::DataLossError(absl::StrCat("index block: bad entry for data block ",
-                                              index_entries.size()));
+      return absl::DataLossError(
+          absl::StrCat("index block: bad entry for data block ", index_entries.size()));
     }
     index_keys.append(key.data(), key.size() - 8);
     key_ends.push_back(index_keys.size());
@@ -132,8 +129,7 @@ size_t Table::Rep::FindDataBlock(std::string_view user_key) const {
   return i;
 }
 
-absl::Status Table::Rep::ExplainMisplaced(const BlockHandle& h,
-                                          const absl::Status& error) const {
+absl::Status Table::Rep::ExplainMisplaced(const BlockHandle& h, const absl::Status& error) const {
   if (error.code() != absl::StatusCode::kDataLoss ||
       error.message().find("checksum mismatch") == std::string_view::npos) {
     return error;
@@ -145,12 +141,12 @@ absl::Status Table::Rep::ExplainMisplaced(const BlockHandle& h,
     BlockHandle other;
     if (other.DecodeFrom(&v)) offsets.push_back(other.offset);
   }
-  const std::optional<uint64_t> from = internal::WrittenForOffset(
-      *file, h, internal::BlockKind::kData, context, offsets);
+  const std::optional<uint64_t> from =
+      internal::WrittenForOffset(*file, h, internal::BlockKind::kData, context, offsets);
   if (!from.has_value()) return error;
-  return absl::DataLossError(absl::StrCat(
-      "data block at offset ", h.offset, " (", h.size,
-      " bytes): misplaced: intact, but written for offset ", *from, " of this table"));
+  return absl::DataLossError(absl::StrCat("data block at offset ", h.offset, " (", h.size,
+                                          " bytes): misplaced: intact, but written for offset ",
+                                          *from, " of this table"));
 }
 
 void Table::Rep::LoadFilter(const std::string& policy_name, const BlockHandle& handle) {
@@ -161,8 +157,8 @@ void Table::Rep::LoadFilter(const std::string& policy_name, const BlockHandle& h
     if (p != nullptr && p->Name() == policy_name) policy = p.get();
   }
   if (policy == nullptr) {
-    filter_status = absl::UnimplementedError(absl::StrCat(
-        "filter policy '", policy_name, "' is not known to this reader"));
+    filter_status = absl::UnimplementedError(
+        absl::StrCat("filter policy '", policy_name, "' is not known to this reader"));
     return;
   }
   // The filter's checksum is verified whatever verify_checksums says: a
@@ -200,8 +196,8 @@ namespace {
 absl::StatusOr<internal::Footer> ReadFooter(const RandomAccessFile& file) {
   const uint64_t size = file.Size();
   if (size < internal::kFooterSize) {
-    return absl::DataLossError(absl::StrCat("table: file of ", size,
-                                            " bytes is too short to be a table"));
+    return absl::DataLossError(
+        absl::StrCat("table: file of ", size, " bytes is too short to be a table"));
   }
   char buf[internal::kFooterSize];
   std::string_view bytes;
@@ -209,8 +205,7 @@ absl::StatusOr<internal::Footer> ReadFooter(const RandomAccessFile& file) {
   if (!s.ok()) return s;
   absl::StatusOr<internal::Footer> footer =
       internal::Footer::Decode(bytes, size - internal::kFooterSize);
-  if (footer.ok() ||
-      footer.status().message().find("bad magic") == std::string_view::npos) {
+  if (footer.ok() || footer.status().message().find("bad magic") == std::string_view::npos) {
     return footer;
   }
   // The size does not fit a footer: say when the file is a table cut short
@@ -267,8 +262,8 @@ absl::StatusOr<TableProperties> ReadProperties(const Block& block) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Table>> Table::Open(
-    std::unique_ptr<RandomAccessFile> file, const TableReadOptions& options) {
+absl::StatusOr<std::unique_ptr<Table>> Table::Open(std::unique_ptr<RandomAccessFile> file,
+                                                   const TableReadOptions& options) {
   absl::StatusOr<internal::Footer> footer = ReadFooter(*file);
   if (!footer.ok()) return footer.status();
   auto rep = std::make_unique<Rep>();
@@ -294,8 +289,8 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
   absl::Status s = FindMetaBlocks(*meta, &rep->handles, &filter_policy);
   if (!s.ok()) return s;
 
-  absl::StatusOr<Block> props = ReadMetaBlock(f, rep->handles.properties,
-                                              internal::BlockKind::kProperties, rep->context);
+  absl::StatusOr<Block> props =
+      ReadMetaBlock(f, rep->handles.properties, internal::BlockKind::kProperties, rep->context);
   if (!props.ok()) return props.status();
   absl::StatusOr<TableProperties> properties = ReadProperties(*props);
   if (!properties.ok()) return properties.status();
@@ -337,9 +332,8 @@ absl::StatusOr<LookupResult> Table::Get(std::string_view user_key) const {
   return rep_->Search(user_key, true, true, nullptr);
 }
 
-absl::StatusOr<LookupResult> Table::Rep::Search(std::string_view user_key,
-                                                bool filter_said_maybe, bool count,
-                                                uint64_t* blocks_read) const {
+absl::StatusOr<LookupResult> Table::Rep::Search(std::string_view user_key, bool filter_said_maybe,
+                                                bool count, uint64_t* blocks_read) const {
   if (count && filter_said_maybe) {
     counters.filter_positive.fetch_add(1, std::memory_order_relaxed);
   }

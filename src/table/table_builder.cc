@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/table/table_properties.h"
 #include "src/table/block_builder.h"
-#include "src/util/coding.h"
 #include "src/table/filter_keys.h"
 #include "src/table/format.h"
 #include "src/util/coding.h"
@@ -59,8 +58,7 @@ struct TableBuilder::Rep {
       return absl::InvalidArgumentError("an entry's key and value exceed 1 GiB");
     }
     if (seq > kMaxSequenceNumber) {
-      return absl::InvalidArgumentError(absl::StrCat("sequence number ", seq,
-                                                     " exceeds 2^56 - 1"));
+      return absl::InvalidArgumentError(absl::StrCat("sequence number ", seq, " exceeds 2^56 - 1"));
     }
     key.clear();
     internal::AppendInternalKey(&key, user_key, seq, type);
@@ -178,19 +176,17 @@ absl::Status TableBuilder::Rep::WriteFooter(const internal::Footer& footer) {
   return s;
 }
 
-TableBuilder::TableBuilder(const TableOptions& options,
-                           std::unique_ptr<WritableFile> file)
+TableBuilder::TableBuilder(const TableOptions& options, std::unique_ptr<WritableFile> file)
     : rep_(new Rep(options, std::move(file))) {
   if (options.block_size == 0 || options.restart_interval < 1) {
-    rep_->status = absl::InvalidArgumentError(
-        "block_size and restart_interval must be positive");
+    rep_->status = absl::InvalidArgumentError("block_size and restart_interval must be positive");
   }
 }
 
 TableBuilder::~TableBuilder() = default;
 
-absl::Status TableBuilder::Add(std::string_view user_key, uint64_t seq,
-                               EntryType type, std::string_view value) {
+absl::Status TableBuilder::Add(std::string_view user_key, uint64_t seq, EntryType type,
+                               std::string_view value) {
   Rep& r = *rep_;
   if (!r.status.ok()) return r.status;
   if (r.done) return absl::FailedPreconditionError("table already finished");

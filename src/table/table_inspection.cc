@@ -7,17 +7,11 @@
 namespace lsmbloom {
 namespace internal {
 
-const TableHandles& TableInspection::Handles(const Table& table) {
-  return table.rep_->handles;
-}
+const TableHandles& TableInspection::Handles(const Table& table) { return table.rep_->handles; }
 
-const TableContext& TableInspection::Context(const Table& table) {
-  return table.rep_->context;
-}
+const TableContext& TableInspection::Context(const Table& table) { return table.rep_->context; }
 
-const RandomAccessFile& TableInspection::File(const Table& table) {
-  return *table.rep_->file;
-}
+const RandomAccessFile& TableInspection::File(const Table& table) { return *table.rep_->file; }
 
 absl::StatusOr<std::vector<BlockHandle>> TableInspection::DataBlocks(const Table& table) {
   std::vector<BlockHandle> blocks;
@@ -26,8 +20,8 @@ absl::StatusOr<std::vector<BlockHandle>> TableInspection::DataBlocks(const Table
     std::string_view handle_bytes = index.value();
     BlockHandle h;
     if (!h.DecodeFrom(&handle_bytes)) {
-      return absl::DataLossError(absl::StrCat("index block: bad handle of data block ",
-                                              blocks.size()));
+      return absl::DataLossError(
+          absl::StrCat("index block: bad handle of data block ", blocks.size()));
     }
     blocks.push_back(h);
   }

@@ -46,8 +46,7 @@ class TableInspection {
 
   // The newest entry for `user_key` from the index and data, the filter not
   // consulted (so the answer stands even if the filter is wrong). Not counted.
-  static absl::StatusOr<LookupResult> GetUnfiltered(const Table& table,
-                                                    std::string_view user_key);
+  static absl::StatusOr<LookupResult> GetUnfiltered(const Table& table, std::string_view user_key);
 };
 
 }  // namespace internal

@@ -22,8 +22,7 @@ void TableLookup::HashesMayMatch(const Table& table, absl::Span<const uint64_t> 
 absl::StatusOr<LookupResult> TableLookup::GetAfterFilter(const Table& table,
                                                          std::string_view user_key,
                                                          uint64_t* blocks_read) {
-  return table.rep_->Search(user_key, /*filter_said_maybe=*/false, /*count=*/false,
-                            blocks_read);
+  return table.rep_->Search(user_key, /*filter_said_maybe=*/false, /*count=*/false, blocks_read);
 }
 
 }  // namespace internal

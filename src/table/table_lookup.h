@@ -34,8 +34,7 @@ class TableLookup {
 
   // The lookup once the filter said "maybe" or was not consulted: the index
   // and one data block. Adds the data blocks read to *blocks_read, if given.
-  static absl::StatusOr<LookupResult> GetAfterFilter(const Table& table,
-                                                     std::string_view user_key,
+  static absl::StatusOr<LookupResult> GetAfterFilter(const Table& table, std::string_view user_key,
                                                      uint64_t* blocks_read);
 };
 

@@ -17,18 +17,16 @@ namespace {
 
 using Props = TableProperties;
 
-absl::Status Damaged(const std::string& name, const std::string& value,
-                     const std::string& why) {
-  return absl::DataLossError(absl::StrCat("properties block: ", name, " = \"",
-                                          absl::CEscape(value), "\": ", why));
+absl::Status Damaged(const std::string& name, const std::string& value, const std::string& why) {
+  return absl::DataLossError(
+      absl::StrCat("properties block: ", name, " = \"", absl::CEscape(value), "\": ", why));
 }
 
 // Decoding with one cursor over the recorded map: each known name is
 // taken out, so what is left at the end is unknown.
 class Decoder {
  public:
-  explicit Decoder(const std::map<std::string, std::string>& recorded)
-      : left_(recorded) {}
+  explicit Decoder(const std::map<std::string, std::string>& recorded) : left_(recorded) {}
 
   void String(const char* name, std::string* out) {
     if (auto v = Take(name)) *out = std::move(*v);
@@ -103,9 +101,12 @@ class Decoder {
 
 const char* CompressionName(Compression compression) {
   switch (compression) {
-    case Compression::kNone: return "none";
-    case Compression::kSnappy: return "snappy";
-    case Compression::kZstd: return "zstd";
+    case Compression::kNone:
+      return "none";
+    case Compression::kSnappy:
+      return "snappy";
+    case Compression::kZstd:
+      return "zstd";
   }
   return "unknown";
 }

@@ -79,7 +79,7 @@ struct Table::Rep {
 
   absl::Status filter_status = absl::NotFoundError("table has no filter");
   std::unique_ptr<internal::AlignedBuffer> filter_copy;  // When the bytes had to move.
-  std::string_view filter_contents;  // What `filter` reads; set with it.
+  std::string_view filter_contents;                      // What `filter` reads; set with it.
   std::unique_ptr<FilterReader> filter;
   bool whole_key_filter = false;
   std::shared_ptr<const PrefixExtractor> prefix_extractor;  // Matched by name.
@@ -89,8 +89,9 @@ struct Table::Rep {
 
   // Reads, checks and parses the data block at `h`. `verify` overrides
   // options.verify_checksums when true. Counted when `count`.
-  absl::StatusOr<std::unique_ptr<internal::Block>> ReadDataBlock(
-      const internal::BlockHandle& h, bool count, bool verify = false) const;
+  absl::StatusOr<std::unique_ptr<internal::Block>> ReadDataBlock(const internal::BlockHandle& h,
+                                                                 bool count,
+                                                                 bool verify = false) const;
 
   // Fills index_entries and what searches them from `index`.
   absl::Status DecodeIndex();
@@ -106,15 +107,14 @@ struct Table::Rep {
   // filter not consulted. Counts, when `count`, the block read and (when
   // `filter_said_maybe`) the filter's positive. Adds the data blocks read to
   // *blocks_read, if given.
-  absl::StatusOr<LookupResult> Search(std::string_view user_key, bool filter_said_maybe,
-                                      bool count, uint64_t* blocks_read) const;
+  absl::StatusOr<LookupResult> Search(std::string_view user_key, bool filter_said_maybe, bool count,
+                                      uint64_t* blocks_read) const;
 
   void LoadFilter(const std::string& policy_name, const internal::BlockHandle& handle);
 
   // `error` from reading the data block at `h`, or a clearer one when the
   // block is intact but was written for another data block's offset.
-  absl::Status ExplainMisplaced(const internal::BlockHandle& h,
-                                const absl::Status& error) const;
+  absl::Status ExplainMisplaced(const internal::BlockHandle& h, const absl::Status& error) const;
 };
 
 }  // namespace lsmbloom

@@ -11,8 +11,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 4) return 0;
   lsmbloom::BlockedBloomOptions options;
-  options.bits_per_key = 0.5 + data[0] / 8.0;      // 0.5 .. 32.4
-  options.num_probes = data[1] % 17;               // 0 = automatic
+  options.bits_per_key = 0.5 + data[0] / 8.0;  // 0.5 .. 32.4
+  options.num_probes = data[1] % 17;           // 0 = automatic
   options.hash.seed = data[2];
   auto builder = lsmbloom::BlockedBloomBuilder::Create(options);
   if (!builder.ok()) __builtin_trap();

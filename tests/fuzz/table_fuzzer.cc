@@ -12,8 +12,8 @@
 // over another; the cross-over copies a block from a second table at the
 // same offset.
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -68,8 +68,8 @@ void CheckAnswers(const lsmbloom::Table& table) {
     absl::StatusOr<lsmbloom::LookupResult> got = table.Get(n.key);
     if (!got.ok()) continue;  // A clear error.
     const bool deleted = n.type == lsmbloom::EntryType::kDeletion;
-    const auto want = deleted ? lsmbloom::LookupResult::Kind::kDeleted
-                              : lsmbloom::LookupResult::Kind::kFound;
+    const auto want =
+        deleted ? lsmbloom::LookupResult::Kind::kDeleted : lsmbloom::LookupResult::Kind::kFound;
     if (got->kind != want || got->sequence != n.seq || (!deleted && got->value != n.value)) {
       Wrong("Get disagrees with the scan");
     }
@@ -132,9 +132,8 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
 }
 
 extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1,
-                                            const uint8_t* data2, size_t size2,
-                                            uint8_t* out, size_t max_out_size,
-                                            unsigned int seed) {
+                                            const uint8_t* data2, size_t size2, uint8_t* out,
+                                            size_t max_out_size, unsigned int seed) {
   std::mt19937 rng(seed);
   std::string mine(reinterpret_cast<const char*>(data1), size1);
   const std::string_view other(reinterpret_cast<const char*>(data2), size2);

@@ -178,8 +178,7 @@ class LeveldbEngine : public Engine {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Engine>> OpenEngine(const std::string& name,
-                                                   const std::string& dir,
+absl::StatusOr<std::unique_ptr<Engine>> OpenEngine(const std::string& name, const std::string& dir,
                                                    const EngineConfig& config) {
   if (name == "kvstore") return KvstoreEngine::Open(dir, config);
   if (name == "rocksdb") return RocksdbEngine::Open(dir, config);

@@ -41,8 +41,7 @@ class Engine {
 
 // name: "kvstore", "rocksdb" or "leveldb". Creates `dir` (must not hold
 // another engine's files).
-absl::StatusOr<std::unique_ptr<Engine>> OpenEngine(const std::string& name,
-                                                   const std::string& dir,
+absl::StatusOr<std::unique_ptr<Engine>> OpenEngine(const std::string& name, const std::string& dir,
                                                    const EngineConfig& config);
 
 }  // namespace kvstore_bench

@@ -104,8 +104,8 @@ absl::StatusOr<Result> Fill(Engine& engine, const std::vector<uint64_t>& order,
 }
 
 // Reads keys order[begin, end); adds to *r.
-absl::Status Read(Engine& engine, const std::vector<uint64_t>& order, size_t begin,
-                  size_t end, bool missing, Result* r) {
+absl::Status Read(Engine& engine, const std::vector<uint64_t>& order, size_t begin, size_t end,
+                  bool missing, Result* r) {
   std::string value;
   const absl::Time start = absl::Now();
   for (size_t j = begin; j < end; ++j) {
@@ -123,10 +123,10 @@ absl::Status Read(Engine& engine, const std::vector<uint64_t>& order, size_t beg
 
 // Read, with a second thread overwriting keys of `write_order` from
 // *next_write on until the reads are done; adds its writes to *writes.
-absl::Status ReadWhileWriting(Engine& engine, const std::vector<uint64_t>& read_order,
-                              size_t begin, size_t end,
-                              const std::vector<uint64_t>& write_order, size_t* next_write,
-                              const Values& values, Result* reads, Result* writes) {
+absl::Status ReadWhileWriting(Engine& engine, const std::vector<uint64_t>& read_order, size_t begin,
+                              size_t end, const std::vector<uint64_t>& write_order,
+                              size_t* next_write, const Values& values, Result* reads,
+                              Result* writes) {
   std::atomic<bool> stop{false};
   std::atomic<size_t> written{0};
   absl::Status write_status;
@@ -152,8 +152,7 @@ absl::Status ReadWhileWriting(Engine& engine, const std::vector<uint64_t>& read_
   return s.ok() ? write_status : s;
 }
 
-absl::StatusOr<std::unique_ptr<Engine>> Fresh(const std::string& engine,
-                                              const std::string& dir,
+absl::StatusOr<std::unique_ptr<Engine>> Fresh(const std::string& engine, const std::string& dir,
                                               const EngineConfig& config) {
   fs::remove_all(dir);
   fs::create_directories(fs::path(dir).parent_path());
@@ -187,14 +186,13 @@ int Main() {
       return 2;
     }
   }
-  const std::string header =
-      "engine,workload,num,value_size,ops,seconds,ops_per_sec,found\n";
+  const std::string header = "engine,workload,num,value_size,ops,seconds,ops_per_sec,found\n";
   std::fputs(header.c_str(), stdout);
   if (out) std::fputs(header.c_str(), out);
   auto report = [&](const std::string& engine, const char* workload, const Result& r) {
-    const std::string line = absl::StrFormat("%s,%s,%d,%d,%d,%.3f,%.0f,%d\n", engine, workload,
-                                             n, absl::GetFlag(FLAGS_value_size), r.ops,
-                                             r.seconds, r.ops / r.seconds, r.found);
+    const std::string line = absl::StrFormat("%s,%s,%d,%d,%d,%.3f,%.0f,%d\n", engine, workload, n,
+                                             absl::GetFlag(FLAGS_value_size), r.ops, r.seconds,
+                                             r.ops / r.seconds, r.found);
     std::fputs(line.c_str(), stdout);
     std::fflush(stdout);
     if (out) std::fputs(line.c_str(), out);
@@ -238,12 +236,11 @@ int Main() {
       const size_t end = read_order.size() * (c + 1) / chunks;
       for (size_t turn = 0; turn < open.size(); ++turn) {
         const size_t e = (c + turn) % open.size();
-        absl::Status s =
-            std::string_view(workload) == "readwhilewriting"
-                ? ReadWhileWriting(*open[e], read_order, begin, end, write_order,
-                                   &next_write[e], values, &reads[e], &writes[e])
-                : Read(*open[e], read_order, begin, end,
-                       std::string_view(workload) == "readmissing", &reads[e]);
+        absl::Status s = std::string_view(workload) == "readwhilewriting"
+                             ? ReadWhileWriting(*open[e], read_order, begin, end, write_order,
+                                                &next_write[e], values, &reads[e], &writes[e])
+                             : Read(*open[e], read_order, begin, end,
+                                    std::string_view(workload) == "readmissing", &reads[e]);
         if (!s.ok()) return fail(s);
       }
     }

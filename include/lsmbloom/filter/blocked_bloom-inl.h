@@ -48,8 +48,7 @@ namespace bloom_detail {
 // Without vectors: every probe's 64-bit word, ANDed without a branch (an
 // early exit mispredicts on about every other absent key; measured 1.4-2x
 // slower in cache).
-HWY_INLINE bool ProbeBlockScalar(const uint8_t* block, uint32_t seed,
-                                 int num_probes) {
+HWY_INLINE bool ProbeBlockScalar(const uint8_t* block, uint32_t seed, int num_probes) {
   uint64_t all_set = 1;
   for (int probe = 0; probe < num_probes; ++probe) {
     const uint32_t bit = internal::BitInBlock(seed, probe);
@@ -76,11 +75,9 @@ HWY_INLINE hn::Vec<D> OneHotBits(hn::Vec<D> product) {
   const D d;
 #if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
   // A rotate takes its count mod 32, which saves the mask of the count.
-  return hn::Vec<D>{_mm512_rolv_epi32(hn::Set(d, 1u).raw,
-                                      hn::ShiftRight<23>(product).raw)};
+  return hn::Vec<D>{_mm512_rolv_epi32(hn::Set(d, 1u).raw, hn::ShiftRight<23>(product).raw)};
 #else
-  return hn::Shl(hn::Set(d, 1u),
-                 hn::And(hn::ShiftRight<23>(product), hn::Set(d, 31u)));
+  return hn::Shl(hn::Set(d, 1u), hn::And(hn::ShiftRight<23>(product), hn::Set(d, 31u)));
 #endif
 }
 
@@ -91,8 +88,8 @@ HWY_INLINE hn::Vec<D> WordsOf(const hn::Vec<D>* words, hn::Vec<D> product) {
   if (kVectorsPerBlock == 1) {
     return hn::TableLookupLanes(words[0], hn::IndicesFromVec(d, word_index));
   }
-  const auto lookup = hn::IndicesFromVec(
-      d, hn::And(word_index, hn::Set(d, static_cast<uint32_t>(kLanes - 1))));
+  const auto lookup =
+      hn::IndicesFromVec(d, hn::And(word_index, hn::Set(d, static_cast<uint32_t>(kLanes - 1))));
   // Several vectors (AVX2 has its own two-vector path in the prober): pick
   // each lane's word by the index's top bits.
   const auto part = hn::ShiftRight<kLog2Lanes>(word_index);
@@ -143,12 +140,11 @@ class BlockedBloomProber {
     // with intrinsics because the masked test has no Highway op.
     namespace bd = bloom_detail;
     const bd::D d;
-    const auto product = hn::Mul(hn::Set(d, seed),
-                                 hn::LoadU(d, internal::kProbeMultipliers));
+    const auto product = hn::Mul(hn::Set(d, seed), hn::LoadU(d, internal::kProbeMultipliers));
     const auto words = hn::LoadU(d, reinterpret_cast<const uint32_t*>(block));
     const auto got = bd::WordsOf(&words, product);
-    const __mmask16 missing = _mm512_mask_testn_epi32_mask(
-        live_, got.raw, bd::OneHotBits(product).raw);
+    const __mmask16 missing =
+        _mm512_mask_testn_epi32_mask(live_, got.raw, bd::OneHotBits(product).raw);
     return missing == 0;
 #elif HWY_TARGET == HWY_AVX2
     // Two halves of the block; one vector multiply yields 8 probes, the top
@@ -164,13 +160,13 @@ class BlockedBloomProber {
     for (size_t c = 0; c < 2; ++c) {
       if (c == 1 && filter_.num_probes <= 8) break;
       const __m256i product = _mm256_mullo_epi32(
-          seeds, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
-                     internal::kProbeMultipliers + 8 * c)));
+          seeds, _mm256_loadu_si256(
+                     reinterpret_cast<const __m256i*>(internal::kProbeMultipliers + 8 * c)));
       const __m256i word = _mm256_srli_epi32(product, 28);
-      const __m256i got = _mm256_castps_si256(_mm256_blendv_ps(
-          _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lower, word)),
-          _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(upper, word)),
-          _mm256_castsi256_ps(product)));
+      const __m256i got = _mm256_castps_si256(
+          _mm256_blendv_ps(_mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lower, word)),
+                           _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(upper, word)),
+                           _mm256_castsi256_ps(product)));
       const __m256i bit = _mm256_and_si256(
           live_[c].raw,
           _mm256_sllv_epi32(one, _mm256_srli_epi32(_mm256_slli_epi32(product, 4), 27)));
@@ -182,8 +178,7 @@ class BlockedBloomProber {
     const bd::D d;
     hn::Vec<bd::D> words[bd::kVectorsPerBlock];
     for (size_t s = 0; s < bd::kVectorsPerBlock; ++s) {
-      words[s] = hn::LoadU(d, reinterpret_cast<const uint32_t*>(block) +
-                                  s * bd::kLanes);
+      words[s] = hn::LoadU(d, reinterpret_cast<const uint32_t*>(block) + s * bd::kLanes);
     }
     const auto seeds = hn::Set(d, seed);
     auto missing = hn::Zero(d);
@@ -191,8 +186,8 @@ class BlockedBloomProber {
       if (c > 0 && static_cast<size_t>(filter_.num_probes) <= c * bd::kLanes) {
         break;
       }
-      const auto product = hn::Mul(
-          seeds, hn::LoadU(d, internal::kProbeMultipliers + c * bd::kLanes));
+      const auto product =
+          hn::Mul(seeds, hn::LoadU(d, internal::kProbeMultipliers + c * bd::kLanes));
       const auto wanted = hn::And(live_[c], bd::OneHotBits(product));
       missing = hn::Or(missing, hn::AndNot(bd::WordsOf(words, product), wanted));
     }
@@ -202,9 +197,9 @@ class BlockedBloomProber {
 
   // Same answer as BlockedBloomReader::MayMatchHash, without a call.
   HWY_INLINE bool MayMatchHash(uint64_t hash) const {
-    return ProbeBlock(filter_.bits + internal::BlockIndex(hash, filter_.num_blocks) *
-                                         internal::kBlockBytes,
-                      internal::ProbeSeed(hash));
+    return ProbeBlock(
+        filter_.bits + internal::BlockIndex(hash, filter_.num_blocks) * internal::kBlockBytes,
+        internal::ProbeSeed(hash));
   }
 
  private:

@@ -82,8 +82,7 @@ struct FilterGeometry {
 // The geometry Finish() would choose for `num_keys` keys. Allocates
 // nothing, so it answers for any n; fails if the filter would need more than
 // 2^32 blocks (256 GiB).
-absl::StatusOr<FilterGeometry> PlanFilter(uint64_t num_keys,
-                                          const BlockedBloomOptions& options);
+absl::StatusOr<FilterGeometry> PlanFilter(uint64_t num_keys, const BlockedBloomOptions& options);
 
 // Collects keys and produces one serialized filter.
 //
@@ -176,13 +175,10 @@ class BlockedBloomReader {
   // (a version or hash this build does not know) saying exactly what is
   // wrong; never reads outside `filter`.
   static absl::StatusOr<BlockedBloomReader> Open(
-      std::string_view filter,
-      const FilterReadOptions& options = FilterReadOptions());
+      std::string_view filter, const FilterReadOptions& options = FilterReadOptions());
 
   // False only if `key` was certainly not added.
-  bool MayMatch(std::string_view key) const {
-    return MayMatchHash(KeyHash(key, geometry_.hash));
-  }
+  bool MayMatch(std::string_view key) const { return MayMatchHash(KeyHash(key, geometry_.hash)); }
 
   // As MayMatch, for hash == KeyHash(key, geometry().hash).
   bool MayMatchHash(uint64_t hash) const {
@@ -193,8 +189,7 @@ class BlockedBloomReader {
   // out[i] = MayMatchHash(hashes[i]). Fetches blocks ahead of probing when
   // the filter is larger than a typical L2 cache, where that pays.
   // REQUIRES: out.size() == hashes.size().
-  void MayMatchBatch(absl::Span<const uint64_t> hashes,
-                     absl::Span<bool> out) const;
+  void MayMatchBatch(absl::Span<const uint64_t> hashes, absl::Span<bool> out) const;
 
   // For probing without a call per key (lsmbloom/filter/blocked_bloom-inl.h).
   BlockedBloomView view() const {
@@ -206,14 +201,13 @@ class BlockedBloomReader {
   int format_version() const { return format_version_; }
   // The bit array, num_blocks * 64 bytes (for inspection).
   std::string_view bits() const {
-    return std::string_view(reinterpret_cast<const char*>(bits_),
-                            geometry_.bit_bytes());
+    return std::string_view(reinterpret_cast<const char*>(bits_), geometry_.bit_bytes());
   }
 
  private:
   using ProbeFn = bool (*)(const uint8_t*, uint64_t, int, uint64_t);
-  using ProbeBatchFn = void (*)(const uint8_t*, uint64_t, int, const uint64_t*,
-                                size_t, bool*, bool);
+  using ProbeBatchFn = void (*)(const uint8_t*, uint64_t, int, const uint64_t*, size_t, bool*,
+                                bool);
   BlockedBloomReader() = default;
 
   FilterGeometry geometry_;
@@ -229,14 +223,13 @@ class BlockedBloomReader {
 // HashSpec the hash was computed with: one call, and every filter's block
 // fetched before any is probed, so the cache misses of a lookup across many
 // files overlap instead of following one another.
-void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
-               bool* out);
+void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out);
 
 // out[i] = whether hashes[i] may be in *filters[i]: the (key, file) pairs of
 // a batch of lookups, probed in one call with the blocks of many pairs in
 // flight at once.
-void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes,
-                size_t n, bool* out);
+void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
+                bool* out);
 
 }  // namespace lsmbloom
 

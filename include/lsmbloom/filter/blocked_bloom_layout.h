@@ -34,9 +34,8 @@ inline constexpr int kMaxProbesPerKey = 16;  // One 16-lane vector of positions.
 
 // Odd 32-bit constants with balanced bit counts, drawn once from SplitMix64.
 inline constexpr uint32_t kProbeMultipliers[16] = {
-    0x5be4a8b9, 0x5233f137, 0x8f98c829, 0xa2ba031b, 0x7c5a24d9, 0xadcf521f,
-    0xfb25d141, 0x3121fc9d, 0x68eeeb5b, 0xa9ab11d3, 0xd0c5fbe3, 0x2323055b,
-    0xaa1f51c9, 0x2cb7000f, 0x45c6115b, 0x68da689b};
+    0x5be4a8b9, 0x5233f137, 0x8f98c829, 0xa2ba031b, 0x7c5a24d9, 0xadcf521f, 0xfb25d141, 0x3121fc9d,
+    0x68eeeb5b, 0xa9ab11d3, 0xd0c5fbe3, 0x2323055b, 0xaa1f51c9, 0x2cb7000f, 0x45c6115b, 0x68da689b};
 
 // What an empty filter's probes read: a block with no bit set.
 alignas(64) inline constexpr uint8_t kEmptyBlock[kBlockBytes] = {};

@@ -31,12 +31,10 @@ double StandardBloomFpr(double bits_per_key, int num_probes);
 
 // FPR of a blocked Bloom filter, exact model above.
 // REQUIRES: bits_per_key > 0, 1 <= num_probes <= kMaxProbes, block_bits >= 16.
-double BlockedBloomFpr(double bits_per_key, int num_probes,
-                       int block_bits = kBlockBits);
+double BlockedBloomFpr(double bits_per_key, int num_probes, int block_bits = kBlockBits);
 
 // The mean-fill approximation above: a lower bound on BlockedBloomFpr.
-double BlockedBloomFprMeanFill(double bits_per_key, int num_probes,
-                               int block_bits = kBlockBits);
+double BlockedBloomFprMeanFill(double bits_per_key, int num_probes, int block_bits = kBlockBits);
 
 // The k in [1, kMaxProbes] that minimises BlockedBloomFpr at `bits_per_key`:
 // a pure function, read from a table of the model's crossings (k rises by

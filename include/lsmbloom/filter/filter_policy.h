@@ -62,8 +62,7 @@ class FilterReader {
   // REQUIRES: hash_spec() != nullptr, hash == KeyHash(key, *hash_spec()).
   virtual bool HashMayMatch(uint64_t /*hash*/) const { return true; }
   // Batched HashMayMatch; the default loops. REQUIRES: sizes equal.
-  virtual void HashesMayMatch(absl::Span<const uint64_t> hashes,
-                              absl::Span<bool> out) const;
+  virtual void HashesMayMatch(absl::Span<const uint64_t> hashes, absl::Span<bool> out) const;
 
   // Blocked Bloom readers return where their bits are, so a lookup across
   // many files can probe them all in one call (ProbeEach in blocked_bloom.h)
@@ -104,8 +103,7 @@ absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewBlockedBloomPolicy(
 // 64-bit double hashing of XXH3-64; the accuracy reference for the blocked
 // filter (kClassicBloomPolicyName). InvalidArgument unless
 // 0 < bits_per_key <= 1000.
-absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewClassicBloomPolicy(
-    double bits_per_key);
+absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewClassicBloomPolicy(double bits_per_key);
 
 // The blocked Bloom filter with default options (10 bits/key): what
 // TableOptions writes unless told otherwise. Never null.

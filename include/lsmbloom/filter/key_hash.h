@@ -31,9 +31,7 @@ struct HashSpec {
   friend bool operator==(const HashSpec& a, const HashSpec& b) {
     return a.id == b.id && a.seed == b.seed;
   }
-  friend bool operator!=(const HashSpec& a, const HashSpec& b) {
-    return !(a == b);
-  }
+  friend bool operator!=(const HashSpec& a, const HashSpec& b) { return !(a == b); }
 };
 
 // Hashes `key` as filters with `spec` expect. Thread-safe, no allocation.

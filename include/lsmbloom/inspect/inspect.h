@@ -26,8 +26,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "lsmbloom/filter/blocked_bloom.h"
-#include "lsmbloom/io/file.h"
 #include "lsmbloom/filter/filter_policy.h"
+#include "lsmbloom/io/file.h"
 #include "lsmbloom/table/options.h"
 #include "lsmbloom/table/table.h"
 #include "lsmbloom/table/table_properties.h"
@@ -177,12 +177,12 @@ class FilterKeys {
 
 // One data block, as read from the file.
 struct DataBlockInfo {
-  uint64_t number = 0;       // In key order, from 0.
-  BlockLocation location;    // Offset and stored size (without trailer).
+  uint64_t number = 0;                           // In key order, from 0.
+  BlockLocation location;                        // Offset and stored size (without trailer).
   Compression compression = Compression::kNone;  // As its trailer records.
-  absl::Status status;       // Why the block could not be read, else OK.
+  absl::Status status;                           // Why the block could not be read, else OK.
   // The rest only when status is OK.
-  uint64_t raw_size = 0;     // Uncompressed, as the block's entries use it.
+  uint64_t raw_size = 0;  // Uncompressed, as the block's entries use it.
   uint64_t entries = 0, restarts = 0;
   uint64_t key_bytes = 0, value_bytes = 0;  // User keys and values.
   std::string first_key, last_key;          // User keys.
@@ -203,7 +203,7 @@ absl::StatusOr<std::string> ReadDataBlockContents(const InspectedTable& t,
 // An entry of the index block: the separator (an internal key: user key and
 // sequence) that bounds a data block from above, and that block.
 struct IndexEntry {
-  std::string separator;      // User key part.
+  std::string separator;  // User key part.
   uint64_t sequence = 0;
   BlockLocation block;
 };

@@ -49,12 +49,11 @@ class RandomAccessFile {
 // Writes `path` atomically: data goes to "<path>.tmp", which Close() syncs
 // and renames over `path`. A writer destroyed before Close() removes the
 // temporary, so a failed build never leaves a file at `path`.
-absl::StatusOr<std::unique_ptr<WritableFile>> NewPosixWritableFile(
-    const std::string& path);
+absl::StatusOr<std::unique_ptr<WritableFile>> NewPosixWritableFile(const std::string& path);
 
 // Opens `path` for reading with pread, or mapped into memory with `mmap`.
-absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(
-    const std::string& path, bool mmap = false);
+absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(const std::string& path,
+                                                                bool mmap = false);
 
 // An in-memory file: what is written lands in *contents on Close (and not
 // before, mirroring the atomic POSIX writer).

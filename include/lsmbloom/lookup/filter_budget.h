@@ -84,26 +84,26 @@ struct FilterAllocation {
 // memory beyond that is left unspent. InvalidArgument if `levels` is empty,
 // no level has both keys and checks, a check count is negative or not
 // finite, or the budget is not positive and finite.
-absl::StatusOr<FilterAllocation> AllocateFilterMemory(
-    absl::Span<const LevelFilterShape> levels, double budget_bytes);
+absl::StatusOr<FilterAllocation> AllocateFilterMemory(absl::Span<const LevelFilterShape> levels,
+                                                      double budget_bytes);
 
 // The same with the budget given as an average: avg_bits_per_key times the
 // keys of the levels that have checks, the memory uniform bits/key would
 // use.
-absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(
-    absl::Span<const LevelFilterShape> levels, double avg_bits_per_key);
+absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(absl::Span<const LevelFilterShape> levels,
+                                                          double avg_bits_per_key);
 
 // Every level at `bits_per_key` (today's behaviour), for comparison.
 // InvalidArgument as above, or unless bits_per_key is in [0.1, 30] or 0.
-absl::StatusOr<FilterAllocation> UniformFilterAllocation(
-    absl::Span<const LevelFilterShape> levels, double bits_per_key);
+absl::StatusOr<FilterAllocation> UniformFilterAllocation(absl::Span<const LevelFilterShape> levels,
+                                                         double bits_per_key);
 
 // The inverse: the allocation of least memory (to within 0.1%) whose
 // expected cost is at most `target_cost`. InvalidArgument for bad levels,
 // a target that is not positive and finite, or one below what 30 bits/key
 // everywhere reaches.
-absl::StatusOr<FilterAllocation> MinimumFilterMemory(
-    absl::Span<const LevelFilterShape> levels, double target_cost);
+absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilterShape> levels,
+                                                     double target_cost);
 
 // The expected cost (above) of filters with the given bits/key per level
 // (0: no filter), k chosen by the model. REQUIRES: the spans have equal

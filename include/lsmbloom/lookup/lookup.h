@@ -149,8 +149,7 @@ class TableSet {
   // (key, candidate file) pair of the batch with many blocks in flight at
   // once, and reads data blocks only for the pairs that survive, each key's
   // files newest first. results[i] answers keys[i].
-  std::vector<absl::StatusOr<LookupResult>> MultiGet(
-      absl::Span<const std::string_view> keys) const;
+  std::vector<absl::StatusOr<LookupResult>> MultiGet(absl::Span<const std::string_view> keys) const;
 
   // Counters since construction (or ResetStats), plus the current files.
   LookupStats stats() const;
@@ -174,14 +173,13 @@ class TableSet {
   // maybe[j] is the filter's answer for files[j] when it was probed.
   // *stopped_at: the level of the file that answered, or the last level.
   absl::StatusOr<LookupResult> SearchCandidates(const internal::FileMeta* const* files,
-                                                const bool* maybe, size_t n,
-                                                std::string_view key, uint64_t hash,
-                                                LocalCounts* counts, int* stopped_at) const;
+                                                const bool* maybe, size_t n, std::string_view key,
+                                                uint64_t hash, LocalCounts* counts,
+                                                int* stopped_at) const;
   // Looks `key` up in a file whose filter was not probed with the key's
   // hash; returns true when the search can stop.
-  bool SearchFile(const TableFile& file, std::string_view key, uint64_t hash,
-                  bool filter_allowed, LocalCounts* counts,
-                  absl::StatusOr<LookupResult>* result) const;
+  bool SearchFile(const TableFile& file, std::string_view key, uint64_t hash, bool filter_allowed,
+                  LocalCounts* counts, absl::StatusOr<LookupResult>* result) const;
   // Adds one lookup's (or batch's) counts to counters_.
   void Flush(const LocalCounts& counts) const;
 

@@ -81,8 +81,7 @@ class TableInspection;  // lsmbloom/inspect.h's (src/table/table_inspection.h).
 class Table {
  public:
   static absl::StatusOr<std::unique_ptr<Table>> Open(
-      std::unique_ptr<RandomAccessFile> file,
-      const TableReadOptions& options = TableReadOptions());
+      std::unique_ptr<RandomAccessFile> file, const TableReadOptions& options = TableReadOptions());
   ~Table();
 
   // The newest entry for `user_key`. Consults the filter first; counted in

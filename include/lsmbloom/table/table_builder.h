@@ -40,8 +40,7 @@ class TableBuilder {
   // REQUIRES: after every earlier entry in the order above;
   // seq <= kMaxSequenceNumber; key and value together at most 1 GiB.
   // InvalidArgument otherwise, latched: Finish() then returns it too.
-  absl::Status Add(std::string_view user_key, uint64_t seq, EntryType type,
-                   std::string_view value);
+  absl::Status Add(std::string_view user_key, uint64_t seq, EntryType type, std::string_view value);
 
   // Writes the filter, properties, meta-index, index and footer, then syncs
   // and closes the file (which publishes it). On any error, now or latched

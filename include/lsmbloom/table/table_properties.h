@@ -53,21 +53,21 @@ struct TableProperties {
   uint64_t unique_id = 0;       // 16 hex digits on disk; 0 before version 2.
   int64_t creation_time = 0;    // Unix seconds.
 
-  uint64_t num_entries = 0;      // Values and deletions.
-  uint64_t num_deletions = 0;    // At most num_entries.
+  uint64_t num_entries = 0;    // Values and deletions.
+  uint64_t num_deletions = 0;  // At most num_entries.
   uint64_t num_data_blocks = 0;
-  uint64_t data_size = 0;        // Data blocks on disk, trailers included.
-  uint64_t raw_key_size = 0;     // User keys, as added.
+  uint64_t data_size = 0;     // Data blocks on disk, trailers included.
+  uint64_t raw_key_size = 0;  // User keys, as added.
   uint64_t raw_value_size = 0;
-  uint64_t block_size = 0;       // TableOptions::block_size.
-  int restart_interval = 0;      // TableOptions::restart_interval.
+  uint64_t block_size = 0;                       // TableOptions::block_size.
+  int restart_interval = 0;                      // TableOptions::restart_interval.
   Compression compression = Compression::kNone;  // "none", "snappy", "zstd".
 
-  std::string filter_policy;     // Its Name(); empty: the table has no filter.
-  uint64_t filter_size = 0;      // Filter block bytes.
-  std::string filter_params;     // The policy's description of the filter.
-  uint64_t filter_keys_added = 0;  // Keys and prefixes given to the filter.
-  bool filter_whole_key = false;   // "1": every user key is in the filter.
+  std::string filter_policy;            // Its Name(); empty: the table has no filter.
+  uint64_t filter_size = 0;             // Filter block bytes.
+  std::string filter_params;            // The policy's description of the filter.
+  uint64_t filter_keys_added = 0;       // Keys and prefixes given to the filter.
+  bool filter_whole_key = false;        // "1": every user key is in the filter.
   std::string filter_prefix_extractor;  // Its Name(), or empty.
 
   std::string smallest_user_key, largest_user_key;  // Raw bytes.

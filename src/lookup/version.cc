@@ -9,12 +9,6 @@ namespace lsmbloom {
 namespace internal {
 namespace {
 
-size_t CommonPrefixLength(std::string_view a, std::string_view b) {
-  size_t n = 0;
-  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
-  return n;
-}
-
 // a < b for a key and a bound, by prefix first.
 bool Less(uint64_t a_prefix, std::string_view a, uint64_t b_prefix, std::string_view b) {
   return a_prefix != b_prefix ? a_prefix < b_prefix : a < b;

@@ -98,11 +98,7 @@ absl::Status Table::Rep::DecodeIndex() {
     // Sorted: what the first and last share, all share.
     const std::string_view first = index_entries.front().separator_user_key;
     const std::string_view last = index_entries.back().separator_user_key;
-    size_t common = 0;
-    while (common < first.size() && common < last.size() && first[common] == last[common]) {
-      ++common;
-    }
-    index_common_prefix.assign(first.data(), common);
+    index_common_prefix.assign(first.data(), internal::CommonPrefixLength(first, last));
   }
   for (const internal::IndexEntry& e : index_entries) {
     index_prefixes.push_back(

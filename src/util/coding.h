@@ -52,6 +52,13 @@ inline void PutFixed64(std::string* dst, uint64_t v) {
   dst->append(buf, 8);
 }
 
+// How many leading bytes a and b share.
+inline size_t CommonPrefixLength(std::string_view a, std::string_view b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+
 // Bytes [from, from + 8) of `s` as a big-endian number, zero-padded. Among
 // strings that share their first `from` bytes, different numbers order
 // their strings as the bytes do; equal numbers need a full compare.

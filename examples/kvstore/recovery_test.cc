@@ -13,21 +13,19 @@
 #include "gtest/gtest.h"
 #include "manifest.h"
 #include "store.h"
+#include "test_util.h"
 
 namespace kvstore {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string Key(int i) { return absl::StrFormat("k%05d", i); }
+using testing::Key;
 
 class RecoveryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = (fs::path(::testing::TempDir()) /
-            ::testing::UnitTest::GetInstance()->current_test_info()->name())
-               .string();
-    fs::remove_all(dir_);
+    dir_ = testing::FreshTestDir();
     options_.wal_sync.mode = WalSync::Mode::kNever;  // Kills, not power loss.
   }
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "store.h"
+#include "test_util.h"
 
 namespace kvstore {
 namespace {
@@ -18,16 +19,11 @@ namespace {
 namespace fs = std::filesystem;
 using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
-std::string Key(int i) { return absl::StrFormat("k%05d", i); }
+using testing::Key;
 
 class ScanTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = (fs::path(::testing::TempDir()) /
-            ::testing::UnitTest::GetInstance()->current_test_info()->name())
-               .string();
-    fs::remove_all(dir_);
-  }
+  void SetUp() override { dir_ = testing::FreshTestDir(); }
 
   static StoreOptions SmallOptions() {
     StoreOptions options;

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+#include "test_util.h"
 
 namespace kvstore {
 namespace {
@@ -27,16 +28,11 @@ struct Entry {
   std::string value;
 };
 
-std::string Key(int i) { return absl::StrFormat("k%05d", i); }
+using testing::Key;
 
 class StoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = (fs::path(::testing::TempDir()) /
-            ::testing::UnitTest::GetInstance()->current_test_info()->name())
-               .string();
-    fs::remove_all(dir_);
-  }
+  void SetUp() override { dir_ = testing::FreshTestDir(); }
 
   // Small everything, so a few thousand writes reach several levels.
   static StoreOptions SmallOptions() {

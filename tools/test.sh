@@ -33,22 +33,24 @@ root=$PWD
 tools/setup.sh || exit 1
 
 tally=$(mktemp)
-trap 'rm -f "$tally"' EXIT
+failures=$(mktemp)  # One line per failed test or stage, repeated at the end.
+trap 'rm -f "$tally" "$failures"' EXIT
 status=0
 
 # count LOG TESTLOGS: adds "passed failed" for one bazel test run to $tally.
 count() {
-  python3 - "$1" "$2" >>"$tally" <<'PY'
+  python3 - "$1" "$2" "$3" "$failures" >>"$tally" <<'PY'
 import os, re, sys
 import xml.etree.ElementTree as ET
 
-log, testlogs = sys.argv[1], sys.argv[2]
+log, testlogs, suite, failures = sys.argv[1:5]
+named = []
 text = open(log, errors="replace").read()
 bad = set(re.findall(r"^(//\S+)\s+(?:FAILED|TIMEOUT|NO STATUS|FLAKY|INCOMPLETE)", text, re.M))
 built_badly = set(re.findall(r"^(//\S+)\s+FAILED TO BUILD", text, re.M))
 ran = set(re.findall(r"^(//\S+)\s+(?:\(cached\)\s+)?(?:PASSED|FAILED|TIMEOUT|FLAKY)", text, re.M))
 passed = failed = 0
-for target in sorted(ran):
+for target in sorted(ran - built_badly):
     # "//:t" has an empty package: joining "/t" would discard testlogs.
     package, _, name = target[2:].partition(":")
     path = os.path.join(testlogs, package, name, "test.xml")
@@ -64,11 +66,17 @@ for target in sorted(ran):
         pass
     if target in bad and fails == 0:
         fails, cases = 1, max(cases, 1)  # Crashed or timed out before reporting.
+    if fails or target in bad:
+        named.append(f"{suite}: {target} ({os.path.join(testlogs, package, name, 'test.log')})")
     passed += cases - fails
     failed += fails
 failed += len(built_badly)
+named += [f"{suite}: {t} failed to build" for t in sorted(built_badly)]
 if not ran and not built_badly and "ERROR:" in text:
     failed += 1  # Bazel itself failed before any test.
+    named.append(f"{suite}: bazel failed before running a test")
+with open(failures, "a") as out:
+    out.writelines(line + "\n" for line in named)
 print(passed, failed)
 PY
 }
@@ -96,7 +104,7 @@ run_suite() {
     for a in "$@"; do [[ $a == --config=* ]] && config+=("$a"); done
     testlogs=$(cd "$dir" && bazel "${startup[@]}" info "${config[@]}" bazel-testlogs 2>/dev/null)
   fi
-  count "$log" "$testlogs"
+  count "$log" "$testlogs" "$dir ${startup[*]} $*"
   rm -f "$log"
 }
 
@@ -133,11 +141,22 @@ if ((sanitizers)); then
           "commit it with the fix and //tests/fuzz:${target}_corpus_test replays it" >&2
         echo "0 1" >>"$tally"
         status=1
+        # CI may keep only the end of this output: name the failure there,
+        # with the input itself (base64) so it can be replayed from the log.
+        {
+          echo "fuzzer $target: $(grep -m1 -E '^==[0-9]+==ERROR|^SUMMARY|deadly signal|out-of-memory|timeout' "$work.log")"
+          for input in "tests/fuzz/corpus/$target"/{crash,timeout,oom,leak,slow-unit}-*; do
+            [[ -f $input ]] || continue
+            echo "  input $input, $(stat -c %s "$input") bytes, base64:"
+            head -c 4096 "$input" | base64 -w 100 | sed 's/^/    /'
+          done
+        } >>"$failures"
       fi
       rm -rf "$work" "$work.log"
     done
   else
     echo "0 1" >>"$tally"
+    echo "fuzzers: the build failed" >>"$failures"
     status=1
   fi
 fi
@@ -147,15 +166,24 @@ if ((sanitizers)); then
   # binary runs, the report renders.
   bench_out=$(mktemp -d)
   echo "== tools/run_bench.sh --quick --out $bench_out" >&2
-  if tools/run_bench.sh --quick --out "$bench_out" >&2 && [[ -s "$bench_out/REPORT.md" ]]; then
+  # Its tables would bury the lines above; they are shown only on failure.
+  if tools/run_bench.sh --quick --out "$bench_out" >"$bench_out.log" 2>&1 &&
+      [[ -s "$bench_out/REPORT.md" ]]; then
+    echo "benchmark smoke run: every binary ran, report rendered" >&2
     echo "1 0" >>"$tally"
   else
+    tail -n 40 "$bench_out.log" >&2
     echo "the benchmark smoke run failed" >&2
+    echo "benchmark smoke run: $(tail -n 1 "$bench_out.log")" >>"$failures"
     echo "0 1" >>"$tally"
     status=1
   fi
-  rm -rf "$bench_out"
+  rm -rf "$bench_out" "$bench_out.log"
 fi
 
+if [[ -s $failures ]]; then
+  echo "== what failed"
+  cat "$failures"
+fi
 awk '{p += $1; f += $2} END {printf "%d passed, %d failed\n", p, f}' "$tally"
 exit $status

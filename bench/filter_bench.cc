@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/avx2_call_site.h"
 #include "bench/bench_keys.h"
 #include "bench/bench_util.h"
 #include "bench/flb/fast_local_bloom.h"
@@ -265,6 +266,16 @@ void BM_QueryKey_LsmbloomInline(benchmark::State& state, bool present) {
   });
 }
 
+void BM_QueryKey_LsmbloomAvx2Site(benchmark::State& state, bool present) {
+  if (!RequireAvx2(state, true)) return;
+  const size_t n = state.range(0);
+  const BlockedBloomReader& reader = OurFilter(n);
+  const KeySet& probes = present ? Present(n) : Absent();
+  RunChunks(state, probes.size(), [&](size_t first) {
+    return CountKeysAvx2Site(reader, probes[first].data(), kKeyBytes, kChunk);
+  });
+}
+
 void BM_QueryKey_Flb(benchmark::State& state, bool avx2, bool present) {
   if (!RequireAvx2(state, avx2)) return;
   const size_t n = state.range(0);
@@ -309,6 +320,14 @@ void BM_QueryAbsentHash_LsmbloomInline(benchmark::State& state) {
   const std::vector<uint64_t>& hashes = AbsentHashes();
   RunChunks(state, hashes.size(),
             [&](size_t first) { return CountHashesInline(view, &hashes[first], kChunk); });
+}
+
+void BM_QueryAbsentHash_LsmbloomAvx2Site(benchmark::State& state) {
+  if (!RequireAvx2(state, true)) return;
+  const BlockedBloomReader& reader = OurFilter(state.range(0));
+  const std::vector<uint64_t>& hashes = AbsentHashes();
+  RunChunks(state, hashes.size(),
+            [&](size_t first) { return CountHashesAvx2Site(reader, &hashes[first], kChunk); });
 }
 
 void BM_QueryAbsentHash_Flb(benchmark::State& state, bool avx2) {
@@ -538,6 +557,8 @@ void RegisterAll() {
              present ? BM_QueryPresentKey_Lsmbloom : BM_QueryAbsentKey_Lsmbloom);
     per_size_fn(what + "LsmbloomInline",
                 [present](benchmark::State& s) { BM_QueryKey_LsmbloomInline(s, present); });
+    per_size_fn(what + "LsmbloomAvx2Site",
+                [present](benchmark::State& s) { BM_QueryKey_LsmbloomAvx2Site(s, present); });
     for (const FlbVariant& v : flb_variants) {
       per_size_fn(what + v.suffix,
                   [v, present](benchmark::State& s) { BM_QueryKey_Flb(s, v.avx2, present); });
@@ -548,6 +569,7 @@ void RegisterAll() {
 
   per_size("BM_QueryAbsentHash_Lsmbloom", BM_QueryAbsentHash_Lsmbloom);
   per_size("BM_QueryAbsentHash_LsmbloomInline", BM_QueryAbsentHash_LsmbloomInline);
+  per_size("BM_QueryAbsentHash_LsmbloomAvx2Site", BM_QueryAbsentHash_LsmbloomAvx2Site);
   for (const FlbVariant& v : flb_variants) {
     per_size_fn(std::string("BM_QueryAbsentHash_") + v.suffix,
                 [v](benchmark::State& s) { BM_QueryAbsentHash_Flb(s, v.avx2); });

@@ -1,10 +1,12 @@
 // Inlinable probes of a blocked filter, for code that is itself compiled per
 // SIMD target (Highway's foreach_target.h, or one static target).
 //
-// BlockedBloomReader::MayMatchHash makes one indirect call per key into the
-// kernel chosen at run time. That call costs about as much as the probe, so
-// a caller with its own per-target loop can include this header inside its
-// HWY_NAMESPACE and probe without any call:
+// Built without -mavx2 or better, BlockedBloomReader::MayMatchHash makes one
+// indirect call per key into the kernel chosen at run time (built with them
+// it inlines that target's probe, blocked_bloom_x86.h). The call costs about
+// as much as the probe, so a caller with its own per-target loop can include
+// this header inside its HWY_NAMESPACE and probe without any call, on the
+// best target the CPU has:
 //
 //   #include "lsmbloom/filter/blocked_bloom-inl.h"   // after hwy/highway.h
 //   HWY_BEFORE_NAMESPACE();
@@ -29,6 +31,7 @@
 
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/blocked_bloom_layout.h"
+#include "lsmbloom/filter/blocked_bloom_x86.h"
 
 #if defined(LSMBLOOM_FILTER_BLOCKED_BLOOM_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef LSMBLOOM_FILTER_BLOCKED_BLOOM_INL_H_
@@ -73,12 +76,7 @@ static_assert((size_t{1} << kLog2Lanes) == kLanes, "lanes must divide a block");
 // are the position.
 HWY_INLINE hn::Vec<D> OneHotBits(hn::Vec<D> product) {
   const D d;
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
-  // A rotate takes its count mod 32, which saves the mask of the count.
-  return hn::Vec<D>{_mm512_rolv_epi32(hn::Set(d, 1u).raw, hn::ShiftRight<23>(product).raw)};
-#else
   return hn::Shl(hn::Set(d, 1u), hn::And(hn::ShiftRight<23>(product), hn::Set(d, 31u)));
-#endif
 }
 
 // Block word of each lane's probe, given the top 4 bits of its product.
@@ -117,7 +115,11 @@ class BlockedBloomProber {
       filter_.num_blocks = 1;
     }
 #if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
-    live_ = static_cast<__mmask16>((uint32_t{1} << filter_.num_probes) - 1);
+    live_ = internal::Avx512LiveLanes(filter_.num_probes);
+#elif HWY_TARGET == HWY_AVX2
+    for (int half = 0; half < 2; ++half) {
+      live_[half] = hn::Vec<bloom_detail::D>{internal::Avx2LiveLanes(filter_.num_probes, half)};
+    }
 #elif HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
     const bloom_detail::D d;
     for (size_t c = 0; c < bloom_detail::kMaxChunks; ++c) {
@@ -135,44 +137,9 @@ class BlockedBloomProber {
     // count to lay a block over.
     return bloom_detail::ProbeBlockScalar(block, seed, filter_.num_probes);
 #elif HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
-    // The whole block is one register, and k lanes, one per probe, test
-    // their bits under a lane mask: no masking or OR of vectors. Written
-    // with intrinsics because the masked test has no Highway op.
-    namespace bd = bloom_detail;
-    const bd::D d;
-    const auto product = hn::Mul(hn::Set(d, seed), hn::LoadU(d, internal::kProbeMultipliers));
-    const auto words = hn::LoadU(d, reinterpret_cast<const uint32_t*>(block));
-    const auto got = bd::WordsOf(&words, product);
-    const __mmask16 missing =
-        _mm512_mask_testn_epi32_mask(live_, got.raw, bd::OneHotBits(product).raw);
-    return missing == 0;
+    return internal::ProbeBlockAvx512(block, seed, live_);
 #elif HWY_TARGET == HWY_AVX2
-    // Two halves of the block; one vector multiply yields 8 probes, the top
-    // bit of each word index (the product's sign) picks the half in one
-    // blend, and one test says whether every wanted bit is set. Intrinsics:
-    // vpermd reads only the index's low 3 bits, and vptest has no Highway op.
-    const __m256i* halves = reinterpret_cast<const __m256i*>(block);
-    const __m256i lower = _mm256_loadu_si256(halves);
-    const __m256i upper = _mm256_loadu_si256(halves + 1);
-    const __m256i seeds = _mm256_set1_epi32(static_cast<int>(seed));
-    const __m256i one = _mm256_set1_epi32(1);
-    int all_set = 1;
-    for (size_t c = 0; c < 2; ++c) {
-      if (c == 1 && filter_.num_probes <= 8) break;
-      const __m256i product = _mm256_mullo_epi32(
-          seeds, _mm256_loadu_si256(
-                     reinterpret_cast<const __m256i*>(internal::kProbeMultipliers + 8 * c)));
-      const __m256i word = _mm256_srli_epi32(product, 28);
-      const __m256i got = _mm256_castps_si256(
-          _mm256_blendv_ps(_mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lower, word)),
-                           _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(upper, word)),
-                           _mm256_castsi256_ps(product)));
-      const __m256i bit = _mm256_and_si256(
-          live_[c].raw,
-          _mm256_sllv_epi32(one, _mm256_srli_epi32(_mm256_slli_epi32(product, 4), 27)));
-      all_set &= _mm256_testc_si256(got, bit);
-    }
-    return all_set != 0;
+    return internal::ProbeBlockAvx2(block, seed, filter_.num_probes, live_[0].raw, live_[1].raw);
 #else
     namespace bd = bloom_detail;
     const bd::D d;
@@ -205,9 +172,10 @@ class BlockedBloomProber {
  private:
   BlockedBloomView filter_;
 #if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
-  __mmask16 live_;  // Lanes whose probe is below k.
+  uint16_t live_;  // Lanes whose probe is below k.
 #elif HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
-  hn::Vec<bloom_detail::D> live_[bloom_detail::kMaxChunks];  // All-ones: probe < k.
+  // Lanes whose probe is below k: all ones (AVX2: 1, see Avx2LiveLanes).
+  hn::Vec<bloom_detail::D> live_[bloom_detail::kMaxChunks];
 #endif
 };
 

@@ -39,6 +39,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "lsmbloom/filter/blocked_bloom_layout.h"
+#include "lsmbloom/filter/blocked_bloom_x86.h"
 #include "lsmbloom/filter/key_hash.h"
 
 namespace lsmbloom {
@@ -181,9 +183,24 @@ class BlockedBloomReader {
   bool MayMatch(std::string_view key) const { return MayMatchHash(KeyHash(key, geometry_.hash)); }
 
   // As MayMatch, for hash == KeyHash(key, geometry().hash).
+  //
+  // Compiled for AVX2 or AVX-512 (-mavx2, -march=native, ...), the caller
+  // gets the probe inlined, with no call per key; otherwise this makes one
+  // call into the kernel of the best target the CPU has, chosen at Open.
+  // Both give the same answers.
   bool MayMatchHash(uint64_t hash) const {
-    return geometry_.num_blocks != 0 &&
-           probe_one_(bits_, geometry_.num_blocks, geometry_.num_probes, hash);
+    if (geometry_.num_blocks == 0) return false;
+#if defined(LSMBLOOM_HAVE_X86_PROBES) && defined(__AVX512F__)
+    return internal::ProbeBlockAvx512(BlockOf(hash), internal::ProbeSeed(hash),
+                                      internal::Avx512LiveLanes(geometry_.num_probes));
+#elif defined(LSMBLOOM_HAVE_X86_PROBES) && defined(__AVX2__)
+    return internal::ProbeBlockAvx2(BlockOf(hash), internal::ProbeSeed(hash),
+                                    geometry_.num_probes,
+                                    internal::Avx2LiveLanes(geometry_.num_probes, 0),
+                                    internal::Avx2LiveLanes(geometry_.num_probes, 1));
+#else
+    return probe_one_(bits_, geometry_.num_blocks, geometry_.num_probes, hash);
+#endif
   }
 
   // out[i] = MayMatchHash(hashes[i]). Fetches blocks ahead of probing when
@@ -209,6 +226,11 @@ class BlockedBloomReader {
   using ProbeBatchFn = void (*)(const uint8_t*, uint64_t, int, const uint64_t*, size_t, bool*,
                                 bool);
   BlockedBloomReader() = default;
+
+  // REQUIRES: geometry_.num_blocks > 0.
+  const uint8_t* BlockOf(uint64_t hash) const {
+    return bits_ + internal::BlockIndex(hash, geometry_.num_blocks) * internal::kBlockBytes;
+  }
 
   FilterGeometry geometry_;
   int format_version_ = 0;

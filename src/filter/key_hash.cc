@@ -4,18 +4,21 @@
 
 namespace lsmbloom {
 
-// flatten: GCC would otherwise leave XXH3's entry point as a second call,
-// which costs as much as hashing a 16-byte key.
+namespace internal {
+
+// flatten: GCC would otherwise leave XXH3's entry point as a second call.
 #if defined(__GNUC__)
 __attribute__((flatten))
 #endif
 uint64_t
-KeyHash(std::string_view key, const HashSpec& spec) {
+KeyHashLong(std::string_view key, const HashSpec& spec) {
   return KeyHashInline(key, spec);
 }
 
+}  // namespace internal
+
 void KeyHashBatch(const std::string_view* keys, uint64_t* out, size_t n, const HashSpec& spec) {
-  for (size_t i = 0; i < n; ++i) out[i] = KeyHashInline(keys[i], spec);
+  for (size_t i = 0; i < n; ++i) out[i] = KeyHash(keys[i], spec);
 }
 
 }  // namespace lsmbloom

@@ -15,6 +15,11 @@ size_t CountHashesAvx2Site(const BlockedBloomReader& reader, const uint64_t* has
   return maybe;
 }
 
+void ProbeHashesAvx2Site(const BlockedBloomReader& reader, const uint64_t* hashes, size_t n,
+                         bool* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = reader.MayMatchHash(hashes[i]);
+}
+
 size_t CountKeysAvx2Site(const BlockedBloomReader& reader, const char* keys, size_t key_size,
                          size_t n) {
   size_t maybe = 0;

@@ -17,6 +17,10 @@ namespace bench {
 // How many of the hashes reader.MayMatchHash says may match.
 size_t CountHashesAvx2Site(const BlockedBloomReader& reader, const uint64_t* hashes, size_t n);
 
+// out[i] = reader.MayMatchHash(hashes[i]), for tests of the inlined probe.
+void ProbeHashesAvx2Site(const BlockedBloomReader& reader, const uint64_t* hashes, size_t n,
+                         bool* out);
+
 // How many of n keys of key_size bytes, laid end to end, reader.MayMatch
 // says may match.
 size_t CountKeysAvx2Site(const BlockedBloomReader& reader, const char* keys, size_t key_size,

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "src/table/format.h"
@@ -39,7 +40,7 @@ class Block {
     // First entry with key >= target.
     void Seek(std::string_view target);
     void Next();
-    std::string_view key() const { return key_; }
+    std::string_view key() const { return std::string_view(key_.data(), key_.size()); }
     std::string_view value() const { return value_; }
     const absl::Status& status() const { return status_; }
 
@@ -56,7 +57,9 @@ class Block {
     const Block* block_;
     KeyComparator cmp_;
     uint32_t next_ = 0;  // Offset of the entry after the current one.
-    std::string key_;
+    // Internal keys are a user key plus 8 bytes: short ones stay inline, so
+    // a point lookup's iterator never allocates.
+    absl::InlinedVector<char, 56> key_;
     std::string_view value_;
     bool valid_ = false;
     absl::Status status_;

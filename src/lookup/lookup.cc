@@ -20,22 +20,24 @@ namespace {
 
 void Bump(std::atomic<uint64_t>& c, uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
 
-// Scratch answers that grow to the largest batch seen (bool*, unlike
-// std::vector<bool>).
-class BoolBuffer {
+// Scratch space that grows to the largest batch seen, uninitialised
+// (and bool*, unlike std::vector<bool>).
+template <typename T>
+class Buffer {
  public:
-  bool* Get(size_t n) {
+  T* Get(size_t n) {
     if (n > capacity_) {
       capacity_ = std::max(n, 2 * capacity_);
-      data_.reset(new bool[capacity_]);
+      data_.reset(new T[capacity_]);
     }
     return data_.get();
   }
 
  private:
-  std::unique_ptr<bool[]> data_;
+  std::unique_ptr<T[]> data_;
   size_t capacity_ = 0;
 };
+using BoolBuffer = Buffer<bool>;
 
 }  // namespace
 
@@ -164,35 +166,38 @@ void TableSet::Flush(const LocalCounts& n) const {
 }
 
 absl::StatusOr<LookupResult> TableSet::SearchCandidates(const FileMeta* const* files,
-                                                        const bool* maybe, size_t n,
+                                                        const bool* maybe,
+                                                        const size_t* blocks, size_t n,
                                                         std::string_view key, uint64_t hash,
                                                         LocalCounts* counts,
                                                         int* stopped_at) const {
   for (size_t j = 0; j < n; ++j) {
     const FileMeta& m = *files[j];
-    const TableFile& f = *m.file;
+    const int level = m.level;
     if (m.probe) {
-      ++counts->checked[f.level];
-      if (!maybe[j]) {
-        ++counts->ruled_out[f.level];
-        continue;
-      }
-      ++counts->positive[f.level];
+      // Counted without branches: which way the filter answers is the one
+      // thing here a predictor cannot learn.
+      const bool ruled_out = !maybe[j];
+      ++counts->checked[level];
+      counts->ruled_out[level] += ruled_out;
+      counts->positive[level] += !ruled_out;
+      if (ruled_out) continue;
     }
     absl::StatusOr<LookupResult> result;
     if (m.probe) {
       uint64_t reads = 0;
-      result = TableLookup::GetAfterFilter(*f.table, key, &reads);
-      counts->reads[f.level] += static_cast<uint32_t>(reads);
+      result = blocks != nullptr ? TableLookup::GetFromBlock(*m.table, blocks[j], key, &reads)
+                                 : TableLookup::GetAfterFilter(*m.table, key, &reads);
+      counts->reads[level] += static_cast<uint32_t>(reads);
       if (result.ok() && result->kind != LookupResult::Kind::kNotFound) {
-        ++counts->true_positive[f.level];
+        ++counts->true_positive[level];
       }
-    } else if (!SearchFile(f, key, hash, m.filter_allowed, counts, &result)) {
+    } else if (!SearchFile(*m.file, key, hash, m.filter_allowed, counts, &result)) {
       continue;
     }
     // An error ends the lookup: never guess.
     if (!result.ok() || result->kind != LookupResult::Kind::kNotFound) {
-      *stopped_at = f.level;
+      *stopped_at = level;
       return result;
     }
   }
@@ -226,7 +231,8 @@ absl::StatusOr<LookupResult> TableSet::Get(std::string_view key) const {
   // 3. The survivors, newest first, until one answers.
   int stopped_at = kNumLevels - 1;
   absl::StatusOr<LookupResult> result = SearchCandidates(
-      candidates.data(), maybe.data(), candidates.size(), key, hash, &counts, &stopped_at);
+      candidates.data(), maybe.data(), /*blocks=*/nullptr, candidates.size(), key, hash, &counts,
+      &stopped_at);
   counts.AddRangeSkips(skips, stopped_at);
   Flush(counts);
   return result;
@@ -253,6 +259,8 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
   std::vector<uint64_t> view_hashes;
   std::vector<uint32_t> view_pair;  // The pair each probe answers.
   BoolBuffer probed, maybe;
+  Buffer<size_t> blocks;
+  std::vector<uint32_t> survivors;  // Probed pairs whose filter said "maybe".
 
   for (size_t start = 0; start < keys.size(); start += kChunk) {
     const size_t n = std::min(kChunk, keys.size() - start);
@@ -287,13 +295,27 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     std::fill(pair_maybe, pair_maybe + num_pairs, true);
     for (size_t q = 0; q < views.size(); ++q) pair_maybe[view_pair[q]] = answers[q];
 
-    // 3. Each key's survivors, newest first.
+    // 3. The data blocks of the probed pairs that survived, loading
+    // together: every block's tail first, then (now that the tails have
+    // had time to arrive) the entries a search compares.
+    size_t* pair_block = blocks.Get(num_pairs);
+    survivors.clear();
+    for (size_t i = 0; i < n; ++i) {
+      for (uint32_t p = plans[i].first; p < plans[i].first + plans[i].count; ++p) {
+        if (!pair_maybe[p] || !pairs[p]->probe) continue;
+        pair_block[p] = TableLookup::LocateBlock(*pairs[p]->table, keys[start + i]);
+        survivors.push_back(p);
+      }
+    }
+    for (uint32_t p : survivors) TableLookup::PrefetchRestarts(*pairs[p]->table, pair_block[p]);
+
+    // 4. Each key's survivors, newest first.
     for (size_t i = 0; i < n; ++i) {
       const KeyPlan& plan = plans[i];
       int stopped_at = kNumLevels - 1;
-      results[start + i] =
-          SearchCandidates(pairs.data() + plan.first, pair_maybe + plan.first, plan.count,
-                           keys[start + i], hashes[i], &counts, &stopped_at);
+      results[start + i] = SearchCandidates(pairs.data() + plan.first, pair_maybe + plan.first,
+                                            pair_block + plan.first, plan.count, keys[start + i],
+                                            hashes[i], &counts, &stopped_at);
       counts.AddRangeSkips(plan.skips, stopped_at);
     }
   }

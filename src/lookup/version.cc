@@ -15,12 +15,12 @@ bool Less(uint64_t a_prefix, std::string_view a, uint64_t b_prefix, std::string_
 }
 
 // Index of the first of `n` sorted values that is >= x (n if none). Halves
-// without branches (a lookup's keys are unpredictable) down to a few dozen
+// without branches (a lookup's keys are unpredictable) down to a few
 // values, then counts those below x: the count has no chain of dependent
 // loads, which is what a binary search over a level's few files waits on.
 size_t LowerBound(const uint64_t* values, size_t n, uint64_t x) {
   size_t lo = 0;
-  while (n > 32) {
+  while (n > 8) {
     const size_t half = n / 2;
     // Arithmetic, not a ?: that the compiler may turn back into a branch.
     lo += static_cast<size_t>(values[lo + half - 1] < x) * half;
@@ -70,6 +70,8 @@ void Version::Index(const LookupOptions& options) {
       m.filter_allowed = allowed;
       m.probe = allowed && view != nullptr;
       if (view != nullptr) m.filter = *view;
+      m.level = level;
+      m.table = f.table.get();
       m.file = &f;
       meta[level].push_back(m);
       smallest_prefix[level].push_back(m.smallest_prefix);

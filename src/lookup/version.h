@@ -6,6 +6,7 @@
 #define LSMBLOOM_SRC_LOOKUP_VERSION_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -33,6 +34,8 @@ struct alignas(64) FileMeta {
   // The options allow filters at this level (a file whose filter needs its
   // own hash is then probed through its table).
   bool filter_allowed = false;
+  int level = 0;
+  const Table* table = nullptr;  // file->table, without the two hops.
   const TableFile* file = nullptr;
   std::string_view smallest, largest;
 };
@@ -42,6 +45,9 @@ struct RangeSkips {
   uint32_t level0 = 0;      // Level-0 files passed over.
   uint32_t level_mask = 0;  // Bit L: the sorted level L had no file for it.
 };
+
+static_assert(offsetof(FileMeta, file) + sizeof(FileMeta::file) <= 64,
+              "what a lookup reads of a candidate stays in one cache line");
 
 struct Version {
   // Level 0 newest first; levels >= 1 by smallest key.

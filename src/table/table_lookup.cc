@@ -25,5 +25,22 @@ absl::StatusOr<LookupResult> TableLookup::GetAfterFilter(const Table& table,
   return table.rep_->Search(user_key, /*filter_said_maybe=*/false, /*count=*/false, blocks_read);
 }
 
+size_t TableLookup::LocateBlock(const Table& table, std::string_view user_key) {
+  const size_t block = table.rep_->FindDataBlock(user_key);
+  table.rep_->PrefetchBlockTail(block);
+  return block;
+}
+
+void TableLookup::PrefetchRestarts(const Table& table, size_t block) {
+  table.rep_->PrefetchRestartEntries(block);
+}
+
+absl::StatusOr<LookupResult> TableLookup::GetFromBlock(const Table& table, size_t block,
+                                                       std::string_view user_key,
+                                                       uint64_t* blocks_read) {
+  return table.rep_->SearchBlock(block, user_key, /*filter_said_maybe=*/false, /*count=*/false,
+                                 blocks_read);
+}
+
 }  // namespace internal
 }  // namespace lsmbloom

@@ -36,6 +36,17 @@ class TableLookup {
   // and one data block. Adds the data blocks read to *blocks_read, if given.
   static absl::StatusOr<LookupResult> GetAfterFilter(const Table& table, std::string_view user_key,
                                                      uint64_t* blocks_read);
+
+  // GetAfterFilter in three steps, so that a batch can keep many tables'
+  // data blocks loading at once: LocateBlock finds the block that may hold
+  // the key and starts loading its tail; PrefetchRestarts, called once that
+  // tail has had time to arrive, starts loading the entries a search
+  // compares; GetFromBlock searches it. Prefetching helps mapped files only.
+  static size_t LocateBlock(const Table& table, std::string_view user_key);
+  static void PrefetchRestarts(const Table& table, size_t block);
+  static absl::StatusOr<LookupResult> GetFromBlock(const Table& table, size_t block,
+                                                   std::string_view user_key,
+                                                   uint64_t* blocks_read);
 };
 
 }  // namespace internal

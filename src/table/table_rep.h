@@ -99,6 +99,11 @@ struct Table::Rep {
   // block that holds the key's newest entry, if any); index_entries.size()
   // when none is.
   size_t FindDataBlock(std::string_view user_key) const;
+  // For a mapped file, start loading what searching data block `i` reads
+  // first: its tail (restart array and trailer), then, once that is in
+  // cache, its restart entries. No-ops otherwise, or for i past the end.
+  void PrefetchBlockTail(size_t i) const;
+  void PrefetchRestartEntries(size_t i) const;
   // The data block of index entry `i`, for a lookup: parsed in place, its
   // checksum verified on the first read only when its bytes are mapped.
   absl::StatusOr<internal::Block> ReadIndexedBlock(size_t i, bool count) const;
@@ -109,6 +114,10 @@ struct Table::Rep {
   // *blocks_read, if given.
   absl::StatusOr<LookupResult> Search(std::string_view user_key, bool filter_said_maybe, bool count,
                                       uint64_t* blocks_read) const;
+  // Search, with FindDataBlock(user_key) already known.
+  absl::StatusOr<LookupResult> SearchBlock(size_t entry, std::string_view user_key,
+                                           bool filter_said_maybe, bool count,
+                                           uint64_t* blocks_read) const;
 
   void LoadFilter(const std::string& policy_name, const internal::BlockHandle& handle);
 

@@ -170,12 +170,13 @@ class TableSet {
 
   std::shared_ptr<const internal::Version> current() const;
   // Searches the candidate files of `key` (newest first) until one answers;
-  // maybe[j] is the filter's answer for files[j] when it was probed.
+  // maybe[j] is the filter's answer for files[j] when it was probed, and
+  // blocks[j] (if blocks is not null) the data block located for it then.
   // *stopped_at: the level of the file that answered, or the last level.
   absl::StatusOr<LookupResult> SearchCandidates(const internal::FileMeta* const* files,
-                                                const bool* maybe, size_t n, std::string_view key,
-                                                uint64_t hash, LocalCounts* counts,
-                                                int* stopped_at) const;
+                                                const bool* maybe, const size_t* blocks, size_t n,
+                                                std::string_view key, uint64_t hash,
+                                                LocalCounts* counts, int* stopped_at) const;
   // Looks `key` up in a file whose filter was not probed with the key's
   // hash; returns true when the search can stop.
   bool SearchFile(const TableFile& file, std::string_view key, uint64_t hash, bool filter_allowed,

@@ -255,9 +255,10 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
   KeyPlan plans[kChunk];
   // Every key's candidate files, key by key.
   std::vector<const FileMeta*> pairs(std::min(kChunk, keys.size()) * v->max_candidates());
-  std::vector<const BlockedBloomView*> views;
-  std::vector<uint64_t> view_hashes;
-  std::vector<uint32_t> view_pair;  // The pair each probe answers.
+  // The probes of a chunk: at most one per pair.
+  std::vector<const BlockedBloomView*> views(pairs.size());
+  std::vector<uint64_t> view_hashes(pairs.size());
+  std::vector<uint32_t> view_pair(pairs.size());  // The pair each probe answers.
   BoolBuffer probed, maybe;
   Buffer<size_t> blocks;
   std::vector<uint32_t> survivors;  // Probed pairs whose filter said "maybe".
@@ -268,9 +269,7 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
 
     // 1. Every key's candidates, and the probes they need.
     uint32_t num_pairs = 0;
-    views.clear();
-    view_hashes.clear();
-    view_pair.clear();
+    size_t num_probes = 0;
     for (size_t i = 0; i < n; ++i) {
       KeyPlan& plan = plans[i];
       plan.first = num_pairs;
@@ -278,22 +277,21 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
       plan.count =
           static_cast<uint32_t>(v->FindCandidates(keys[start + i], &pairs[num_pairs], &plan.skips));
       num_pairs += plan.count;
+      // Written for every pair, kept for the probed ones: no branch.
       for (uint32_t p = plan.first; p < num_pairs; ++p) {
-        if (!pairs[p]->probe) continue;
-        views.push_back(&pairs[p]->filter);
-        view_hashes.push_back(hashes[i]);
-        view_pair.push_back(p);
+        views[num_probes] = &pairs[p]->filter;
+        view_hashes[num_probes] = hashes[i];
+        view_pair[num_probes] = p;
+        num_probes += pairs[p]->probe;
       }
     }
 
     // 2. All probes of the chunk in one call, many blocks in flight.
-    bool* answers = probed.Get(views.size());
-    if (!views.empty()) {
-      ProbePairs(views.data(), view_hashes.data(), views.size(), answers);
-    }
+    bool* answers = probed.Get(num_probes);
+    if (num_probes != 0) ProbePairs(views.data(), view_hashes.data(), num_probes, answers);
     bool* pair_maybe = maybe.Get(num_pairs);
     std::fill(pair_maybe, pair_maybe + num_pairs, true);
-    for (size_t q = 0; q < views.size(); ++q) pair_maybe[view_pair[q]] = answers[q];
+    for (size_t q = 0; q < num_probes; ++q) pair_maybe[view_pair[q]] = answers[q];
 
     // 3. The data blocks of the probed pairs that survived, loading
     // together: every block's tail first, then (now that the tails have

@@ -4,6 +4,7 @@
 #include "lsmbloom/filter/key_hash.h"
 #include "src/table/table_lookup.h"
 #include "src/util/coding.h"
+#include "src/util/search.h"
 
 namespace lsmbloom {
 namespace internal {
@@ -12,23 +13,6 @@ namespace {
 // a < b for a key and a bound, by prefix first.
 bool Less(uint64_t a_prefix, std::string_view a, uint64_t b_prefix, std::string_view b) {
   return a_prefix != b_prefix ? a_prefix < b_prefix : a < b;
-}
-
-// Index of the first of `n` sorted values that is >= x (n if none). Halves
-// without branches (a lookup's keys are unpredictable) down to a few
-// values, then counts those below x: the count has no chain of dependent
-// loads, which is what a binary search over a level's few files waits on.
-size_t LowerBound(const uint64_t* values, size_t n, uint64_t x) {
-  size_t lo = 0;
-  while (n > 8) {
-    const size_t half = n / 2;
-    // Arithmetic, not a ?: that the compiler may turn back into a branch.
-    lo += static_cast<size_t>(values[lo + half - 1] < x) * half;
-    n -= half;
-  }
-  size_t below = 0;
-  for (size_t i = 0; i < n; ++i) below += values[lo + i] < x;
-  return lo + below;
 }
 
 }  // namespace
@@ -108,7 +92,7 @@ size_t Version::FindCandidates(std::string_view key, const FileMeta** out,
     if (files.empty()) continue;
     const uint64_t* largest = largest_prefix[level].data();
     // The first file whose largest key is >= key.
-    size_t i = LowerBound(largest, files.size(), key_prefix);
+    size_t i = BranchlessLowerBound(largest, files.size(), key_prefix);
     while (i < files.size() && largest[i] == key_prefix && files[i].largest < key) {
       ++i;  // Equal prefixes: the full keys decide.
     }

@@ -13,6 +13,7 @@
 #include "src/table/format.h"
 #include "src/table/table_rep.h"
 #include "src/util/coding.h"
+#include "src/util/search.h"
 
 namespace lsmbloom {
 
@@ -116,8 +117,7 @@ size_t Table::Rep::FindDataBlock(std::string_view user_key) const {
   if (c < 0) return 0;  // Below every separator.
   if (c > 0) return n;  // Above every separator.
   const uint64_t key_prefix = internal::OrderedPrefix8(user_key, common.size());
-  size_t i = std::lower_bound(index_prefixes.begin(), index_prefixes.end(), key_prefix) -
-             index_prefixes.begin();
+  size_t i = internal::BranchlessLowerBound(index_prefixes.data(), n, key_prefix);
   while (i < n && index_prefixes[i] == key_prefix &&
          index_entries[i].separator_user_key < user_key) {
     ++i;  // Equal prefixes: the full keys decide.

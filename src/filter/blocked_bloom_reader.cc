@@ -32,6 +32,9 @@ absl::StatusOr<BlockedBloomReader> BlockedBloomReader::Open(std::string_view fil
   reader.probe_one_ = internal::ChosenProbeOne();
   reader.probe_batch_ = internal::ChosenProbeBatch();
   reader.prefetch_ = geometry->bit_bytes() > PrefetchAboveBytes();
+  for (int lane = 0; lane < 16; ++lane) {
+    reader.avx2_live_lanes_[lane] = lane < geometry->num_probes;
+  }
   return reader;
 }
 

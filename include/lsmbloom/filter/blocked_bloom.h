@@ -194,10 +194,10 @@ class BlockedBloomReader {
     return internal::ProbeBlockAvx512(BlockOf(hash), internal::ProbeSeed(hash),
                                       internal::Avx512LiveLanes(geometry_.num_probes));
 #elif defined(LSMBLOOM_HAVE_X86_PROBES) && defined(__AVX2__)
-    return internal::ProbeBlockAvx2(BlockOf(hash), internal::ProbeSeed(hash),
-                                    geometry_.num_probes,
-                                    internal::Avx2LiveLanes(geometry_.num_probes, 0),
-                                    internal::Avx2LiveLanes(geometry_.num_probes, 1));
+    return internal::ProbeBlockAvx2(
+        BlockOf(hash), internal::ProbeSeed(hash), geometry_.num_probes,
+        _mm256_load_si256(reinterpret_cast<const __m256i*>(avx2_live_lanes_)),
+        _mm256_load_si256(reinterpret_cast<const __m256i*>(avx2_live_lanes_ + 8)));
 #else
     return probe_one_(bits_, geometry_.num_blocks, geometry_.num_probes, hash);
 #endif
@@ -239,6 +239,9 @@ class BlockedBloomReader {
   ProbeFn probe_one_ = nullptr;
   ProbeBatchFn probe_batch_ = nullptr;
   bool prefetch_ = false;  // Batches fetch blocks ahead (filters beyond L2).
+  // Lane i is 1 when probe i < k: what internal::Avx2LiveLanes computes,
+  // worked out once here so that an inlined AVX2 probe does not redo it per key.
+  alignas(32) uint32_t avx2_live_lanes_[16] = {};
 };
 
 // out[i] = whether `hash` may be in filters[i], for n filters whose

@@ -45,7 +45,7 @@ LSMBLOOM_TARGET_AVX2 __m256i Avx2LiveLanes(int num_probes, int half) {
 // The block's two 32-byte halves; one vector multiply yields 8 probes, the
 // top bit of each word index (the product's sign) picks the half in one
 // blend, and one vptest says whether every wanted bit is set. A second round
-// only when k > 8. `live_low`/`live_high` come from Avx2LiveLanes.
+// only when k > 8. `live_low`/`live_high` are Avx2LiveLanes(k, 0) and (k, 1).
 LSMBLOOM_TARGET_AVX2 bool ProbeBlockAvx2(const uint8_t* block, uint32_t seed, int num_probes,
                                          __m256i live_low, __m256i live_high) {
   const __m256i* halves = reinterpret_cast<const __m256i*>(block);

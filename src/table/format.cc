@@ -243,16 +243,6 @@ absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset, std:
   return handle;
 }
 
-std::string_view MappedBlockBytes(const RandomAccessFile& file, const BlockHandle& handle) {
-  const std::string_view mapped = file.MappedContents();
-  if (mapped.size() != file.Size() || handle.offset > mapped.size() ||
-      handle.size > mapped.size() - handle.offset ||
-      mapped.size() - handle.offset - handle.size < kBlockTrailerSize) {
-    return {};
-  }
-  return mapped.substr(handle.offset, handle.size + kBlockTrailerSize);
-}
-
 namespace {
 
 // The block and its trailer, n bytes at handle.offset: a view into the
@@ -265,8 +255,10 @@ absl::Status ReadRaw(const RandomAccessFile& file, const BlockHandle& handle, Bl
                                       " extends past the end of the file"));
   }
   const size_t n = static_cast<size_t>(handle.size) + kBlockTrailerSize;
-  *bytes = MappedBlockBytes(file, handle);  // In memory: no copy, no Read.
-  if (bytes->empty()) {
+  const std::string_view mapped = file.MappedContents();
+  if (mapped.size() == file.Size()) {
+    *bytes = mapped.substr(handle.offset, n);  // In memory: no copy, no Read.
+  } else {
     scratch->resize(n);
     absl::Status s = file.Read(handle.offset, n, &(*scratch)[0], bytes);
     if (!s.ok()) return s;

@@ -39,6 +39,23 @@ absl::StatusOr<Block> Block::Parse(BlockContents contents, std::string_view what
   return Block(std::move(owned), data, restarts_offset, num_restarts, std::string(what));
 }
 
+void Block::PrefetchRestarts(const char* data, size_t entries_size, const char* restarts,
+                             uint32_t num_restarts) {
+  if (num_restarts > 16) return;  // Past a few, the binary search skips most.
+  for (uint32_t i = 0; i < num_restarts; ++i) {
+    const uint32_t offset = DecodeFixed32(restarts + 4 * i);
+    if (offset < entries_size) __builtin_prefetch(data + offset);
+  }
+}
+
+void Block::PrefetchRestartEntries(std::string_view contents) {
+  if (contents.size() < 4) return;
+  const uint32_t num_restarts = DecodeFixed32(contents.data() + contents.size() - 4);
+  if (4 * uint64_t{num_restarts} > contents.size() - 4) return;
+  const size_t entries_size = contents.size() - 4 - 4 * size_t{num_restarts};
+  PrefetchRestarts(contents.data(), entries_size, contents.data() + entries_size, num_restarts);
+}
+
 uint32_t Block::RestartOffset(uint32_t index) const {
   return DecodeFixed32(data_.data() + restarts_offset_ + 4 * index);
 }
@@ -104,12 +121,8 @@ void Block::Iterator::Seek(std::string_view target) {
   uint32_t lo = 0, hi = block_->num_restarts_ - 1;
   // A block out of cache: load every restart entry the search may compare
   // at once, rather than one miss after another (a 4 KiB block has a few).
-  if (hi < 16) {
-    for (uint32_t i = 0; i <= hi; ++i) {
-      const uint32_t offset = block_->RestartOffset(i);
-      if (offset < block_->restarts_offset_) __builtin_prefetch(block_->data_.data() + offset);
-    }
-  }
+  PrefetchRestarts(block_->data_.data(), block_->restarts_offset_,
+                   block_->data_.data() + block_->restarts_offset_, block_->num_restarts_);
   // Binary search for the last restart whose key is < target. Restart keys
   // are stored whole, so they are compared where they lie, without a copy.
   while (lo < hi) {

@@ -29,6 +29,12 @@ class Block {
   Block(Block&&) = default;
   Block& operator=(Block&&) = default;
 
+  // For a search about to compare them: starts loading the entry at each
+  // restart point of the block whose bytes (trailer excluded) are
+  // `contents`, which need not be verified yet (only the restart array is
+  // read, within bounds). Does nothing for blocks of over 16 restarts.
+  static void PrefetchRestartEntries(std::string_view contents);
+
   size_t size() const { return data_.size(); }
   uint32_t num_restarts() const { return num_restarts_; }
 
@@ -74,6 +80,10 @@ class Block {
         num_restarts_(num_restarts),
         what_(std::move(what)) {}
   uint32_t RestartOffset(uint32_t index) const;
+  // The loop of PrefetchRestartEntries, for `restarts` at the end of
+  // `entries_size` bytes of entries starting at `data`.
+  static void PrefetchRestarts(const char* data, size_t entries_size, const char* restarts,
+                               uint32_t num_restarts);
 
   // Owned bytes live on the heap so that moving a Block keeps data_ valid.
   std::unique_ptr<std::string> owned_;

@@ -243,6 +243,16 @@ absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset, std:
   return handle;
 }
 
+std::string_view MappedBlockBytes(const RandomAccessFile& file, const BlockHandle& handle) {
+  const std::string_view mapped = file.MappedContents();
+  if (mapped.size() != file.Size() || handle.offset > mapped.size() ||
+      handle.size > mapped.size() - handle.offset ||
+      mapped.size() - handle.offset - handle.size < kBlockTrailerSize) {
+    return {};
+  }
+  return mapped.substr(handle.offset, handle.size + kBlockTrailerSize);
+}
+
 namespace {
 
 // The block and its trailer, n bytes at handle.offset: a view into the
@@ -255,10 +265,8 @@ absl::Status ReadRaw(const RandomAccessFile& file, const BlockHandle& handle, Bl
                                       " extends past the end of the file"));
   }
   const size_t n = static_cast<size_t>(handle.size) + kBlockTrailerSize;
-  const std::string_view mapped = file.MappedContents();
-  if (mapped.size() == file.Size()) {
-    *bytes = mapped.substr(handle.offset, n);  // In memory: no copy, no Read.
-  } else {
+  *bytes = MappedBlockBytes(file, handle);  // In memory: no copy, no Read.
+  if (bytes->empty()) {
     scratch->resize(n);
     absl::Status s = file.Read(handle.offset, n, &(*scratch)[0], bytes);
     if (!s.ok()) return s;

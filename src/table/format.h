@@ -123,6 +123,10 @@ absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset, std:
                                        BlockKind kind, Compression compression,
                                        const TableContext& context);
 
+// The bytes of the block at `handle` and its trailer, in place, when `file`
+// is mapped and they lie inside it; empty otherwise. Unverified.
+std::string_view MappedBlockBytes(const RandomAccessFile& file, const BlockHandle& handle);
+
 // Reads the `kind` block at `handle`, verifying its checksum (when asked)
 // and decompressing it (data blocks only; any other block that claims
 // compression is corrupt). A block from another offset or another table

@@ -125,24 +125,9 @@ size_t Table::Rep::FindDataBlock(std::string_view user_key) const {
   return i;
 }
 
-namespace {
-
-// The bytes of data block `h` and its trailer when the file is mapped and
-// they lie inside it; empty otherwise.
-std::string_view MappedBlock(const RandomAccessFile& file, const internal::BlockHandle& h) {
-  const std::string_view mapped = file.MappedContents();
-  if (mapped.size() != file.Size() || h.offset > mapped.size() ||
-      h.size + internal::kBlockTrailerSize > mapped.size() - h.offset) {
-    return {};
-  }
-  return mapped.substr(h.offset, h.size + internal::kBlockTrailerSize);
-}
-
-}  // namespace
-
 void Table::Rep::PrefetchBlockTail(size_t i) const {
   if (i >= index_entries.size()) return;
-  const std::string_view block = MappedBlock(*file, index_entries[i].handle);
+  const std::string_view block = internal::MappedBlockBytes(*file, index_entries[i].handle);
   if (block.size() < 64) return;
   // The restart array ends where the trailer starts; both may span a line.
   const char* trailer = block.data() + block.size() - internal::kBlockTrailerSize;
@@ -153,18 +138,9 @@ void Table::Rep::PrefetchBlockTail(size_t i) const {
 
 void Table::Rep::PrefetchRestartEntries(size_t i) const {
   if (i >= index_entries.size()) return;
-  const std::string_view block = MappedBlock(*file, index_entries[i].handle);
-  if (block.size() < internal::kBlockTrailerSize + 4) return;
-  // Unverified bytes: they only choose what to prefetch, and Block::Parse
-  // checks them before anything is read through them.
-  const size_t body = block.size() - internal::kBlockTrailerSize;
-  const uint32_t num_restarts = internal::DecodeFixed32(block.data() + body - 4);
-  if (num_restarts == 0 || num_restarts > 16 || 4 + 4 * size_t{num_restarts} > body) return;
-  const char* restarts = block.data() + body - 4 - 4 * size_t{num_restarts};
-  for (uint32_t r = 0; r < num_restarts; ++r) {
-    const uint32_t offset = internal::DecodeFixed32(restarts + 4 * r);
-    if (offset < body) __builtin_prefetch(block.data() + offset);
-  }
+  const std::string_view block = internal::MappedBlockBytes(*file, index_entries[i].handle);
+  if (block.empty()) return;
+  Block::PrefetchRestartEntries(block.substr(0, block.size() - internal::kBlockTrailerSize));
 }
 
 absl::Status Table::Rep::ExplainMisplaced(const BlockHandle& h, const absl::Status& error) const {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/filter_policy.h"
@@ -38,6 +37,26 @@ class Buffer {
   size_t capacity_ = 0;
 };
 using BoolBuffer = Buffer<bool>;
+
+// Room for n values, uninitialised: on the stack when n <= kInline, as it
+// is for a lookup's candidates unless level 0 has grown very deep.
+template <typename T, size_t kInline>
+class StackScratch {
+ public:
+  explicit StackScratch(size_t n) : data_(n <= kInline ? inline_ : new T[n]) {}
+  ~StackScratch() {
+    if (data_ != inline_) delete[] data_;
+  }
+  StackScratch(const StackScratch&) = delete;
+  StackScratch& operator=(const StackScratch&) = delete;
+
+  T* data() { return data_; }
+  T& operator[](size_t i) { return data_[i]; }
+
+ private:
+  T inline_[kInline];
+  T* const data_;
+};
 
 }  // namespace
 
@@ -211,28 +230,23 @@ absl::StatusOr<LookupResult> TableSet::Get(std::string_view key) const {
   counts.lookups = 1;
 
   // 1. The candidate files, newest first, from the compact view alone.
-  absl::InlinedVector<const FileMeta*, 16> candidates(v->max_candidates());
+  StackScratch<const FileMeta*, 32> candidates(v->max_candidates());
   RangeSkips skips;
-  candidates.resize(v->FindCandidates(key, candidates.data(), &skips));
+  const size_t n = v->FindCandidates(key, candidates.data(), &skips);
 
-  // 2. Every candidate's filter block in flight at once, probed in one call.
+  // 2. Every candidate's filter block in flight at once, probed in one call
+  // (a candidate whose filter is not probed here matches everything).
   const uint64_t hash = KeyHash(key);
-  absl::InlinedVector<const BlockedBloomView*, 16> views;
-  for (const FileMeta* m : candidates) {
-    if (m->probe) views.push_back(&m->filter);
-  }
-  absl::InlinedVector<bool, 16> probed(views.size());
-  if (!views.empty()) ProbeEach(views.data(), views.size(), hash, probed.data());
-  absl::InlinedVector<bool, 16> maybe(candidates.size());
-  for (size_t j = 0, p = 0; j < candidates.size(); ++j) {
-    maybe[j] = candidates[j]->probe ? probed[p++] : true;
-  }
+  StackScratch<const BlockedBloomView*, 32> views(n);
+  StackScratch<bool, 32> maybe(n);
+  for (size_t j = 0; j < n; ++j) views[j] = &candidates[j]->filter;
+  if (n != 0) ProbeEach(views.data(), n, hash, maybe.data());
 
   // 3. The survivors, newest first, until one answers.
   int stopped_at = kNumLevels - 1;
-  absl::StatusOr<LookupResult> result = SearchCandidates(
-      candidates.data(), maybe.data(), /*blocks=*/nullptr, candidates.size(), key, hash, &counts,
-      &stopped_at);
+  absl::StatusOr<LookupResult> result =
+      SearchCandidates(candidates.data(), maybe.data(), /*blocks=*/nullptr, n, key, hash, &counts,
+                       &stopped_at);
   counts.AddRangeSkips(skips, stopped_at);
   Flush(counts);
   return result;
@@ -255,11 +269,10 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
   KeyPlan plans[kChunk];
   // Every key's candidate files, key by key.
   std::vector<const FileMeta*> pairs(std::min(kChunk, keys.size()) * v->max_candidates());
-  // The probes of a chunk: at most one per pair.
+  // The probes of a chunk: one per pair.
   std::vector<const BlockedBloomView*> views(pairs.size());
   std::vector<uint64_t> view_hashes(pairs.size());
-  std::vector<uint32_t> view_pair(pairs.size());  // The pair each probe answers.
-  BoolBuffer probed, maybe;
+  BoolBuffer maybe;
   Buffer<size_t> blocks;
   std::vector<uint32_t> survivors;  // Probed pairs whose filter said "maybe".
 
@@ -267,9 +280,8 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     const size_t n = std::min(kChunk, keys.size() - start);
     KeyHashBatch(keys.data() + start, hashes, n);
 
-    // 1. Every key's candidates, and the probes they need.
+    // 1. Every key's candidates, and their probes.
     uint32_t num_pairs = 0;
-    size_t num_probes = 0;
     for (size_t i = 0; i < n; ++i) {
       KeyPlan& plan = plans[i];
       plan.first = num_pairs;
@@ -277,21 +289,15 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
       plan.count =
           static_cast<uint32_t>(v->FindCandidates(keys[start + i], &pairs[num_pairs], &plan.skips));
       num_pairs += plan.count;
-      // Written for every pair, kept for the probed ones: no branch.
       for (uint32_t p = plan.first; p < num_pairs; ++p) {
-        views[num_probes] = &pairs[p]->filter;
-        view_hashes[num_probes] = hashes[i];
-        view_pair[num_probes] = p;
-        num_probes += pairs[p]->probe;
+        views[p] = &pairs[p]->filter;
+        view_hashes[p] = hashes[i];
       }
     }
 
     // 2. All probes of the chunk in one call, many blocks in flight.
-    bool* answers = probed.Get(num_probes);
-    if (num_probes != 0) ProbePairs(views.data(), view_hashes.data(), num_probes, answers);
     bool* pair_maybe = maybe.Get(num_pairs);
-    std::fill(pair_maybe, pair_maybe + num_pairs, true);
-    for (size_t q = 0; q < num_probes; ++q) pair_maybe[view_pair[q]] = answers[q];
+    if (num_pairs != 0) ProbePairs(views.data(), view_hashes.data(), num_pairs, pair_maybe);
 
     // 3. The data blocks of the probed pairs that survived, loading
     // together: every block's tail first, then (now that the tails have

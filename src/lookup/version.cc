@@ -10,6 +10,16 @@ namespace lsmbloom {
 namespace internal {
 namespace {
 
+// One block with every bit set: probed with k = 1, any hash may match.
+struct alignas(64) MatchAllBlock {
+  uint8_t bytes[64];
+  constexpr MatchAllBlock() : bytes() {
+    for (uint8_t& b : bytes) b = 0xFF;
+  }
+};
+constexpr MatchAllBlock kMatchAllBlock;
+constexpr BlockedBloomView kMatchAllView{kMatchAllBlock.bytes, 1, 1};
+
 // a < b for a key and a bound, by prefix first.
 bool Less(uint64_t a_prefix, std::string_view a, uint64_t b_prefix, std::string_view b) {
   return a_prefix != b_prefix ? a_prefix < b_prefix : a < b;
@@ -53,7 +63,7 @@ void Version::Index(const LookupOptions& options) {
                                          : nullptr;
       m.filter_allowed = allowed;
       m.probe = allowed && view != nullptr;
-      if (view != nullptr) m.filter = *view;
+      m.filter = m.probe ? *view : kMatchAllView;
       m.level = level;
       m.table = f.table.get();
       m.file = &f;

@@ -27,6 +27,9 @@ struct alignas(64) FileMeta {
   uint64_t smallest_prefix = 0;
   uint64_t largest_prefix = 0;
   // A copy of the file's blocked filter geometry, valid while the table is.
+  // When `probe` is false, a filter that matches every key, so that a lookup
+  // probes all its candidates alike (such a file's answer is then its
+  // table's, filter included).
   BlockedBloomView filter;
   // The filter can be probed with the key's one hash (default HashSpec) and
   // the options allow it at this level.

@@ -1,6 +1,7 @@
 #include "lsmbloom/lookup/lookup.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/filter/blocked_bloom.h"
@@ -67,6 +68,20 @@ struct TableSet::LocalCounts {
   uint32_t lookups = 0;
   uint32_t checked[kNumLevels] = {}, ruled_out[kNumLevels] = {}, positive[kNumLevels] = {},
            true_positive[kNumLevels] = {}, reads[kNumLevels] = {}, range_skipped[kNumLevels] = {};
+
+  // A filter probe's outcome, counted without branches: which way the
+  // filter answers is the one thing here a predictor cannot learn.
+  void AddProbe(int level, bool ruled_out) {
+    ++checked[level];
+    this->ruled_out[level] += ruled_out;
+    positive[level] += !ruled_out;
+  }
+
+  // A file searched after its filter (if any) said "maybe".
+  void AddSearch(int level, uint64_t block_reads, bool filter_true_positive) {
+    reads[level] += static_cast<uint32_t>(block_reads);
+    true_positive[level] += filter_true_positive;
+  }
 
   // Range skips count only for the levels the search reached.
   void AddRangeSkips(const RangeSkips& skips, int last_level) {
@@ -149,27 +164,22 @@ bool TableSet::SearchFile(const TableFile& file, std::string_view key, uint64_t 
   const int level = file.level;
   const HashSpec* spec = filter_allowed ? TableLookup::FilterHashSpec(table) : nullptr;
   if (spec != nullptr) {
-    ++counts->checked[level];
     // The key's hash was computed once for the default spec; a file written
     // with another seed needs its own.
     const uint64_t h = *spec == HashSpec() ? hash : KeyHash(key, *spec);
-    if (!TableLookup::HashMayMatch(table, h)) {
-      ++counts->ruled_out[level];
-      return false;
-    }
-    ++counts->positive[level];
+    const bool ruled_out = !TableLookup::HashMayMatch(table, h);
+    if (counts != nullptr) counts->AddProbe(level, ruled_out);
+    if (ruled_out) return false;
   }
   uint64_t reads = 0;
   *result = TableLookup::GetAfterFilter(table, key, &reads);
-  counts->reads[level] += static_cast<uint32_t>(reads);
-  if (!result->ok()) return true;  // An error ends the lookup: never guess.
-  if ((*result)->kind == LookupResult::Kind::kNotFound) return false;
-  if (spec != nullptr) ++counts->true_positive[level];
-  return true;
+  const bool answered = !result->ok() || (*result)->kind != LookupResult::Kind::kNotFound;
+  if (counts != nullptr) counts->AddSearch(level, reads, spec != nullptr && result->ok() && answered);
+  // An error ends the lookup too: never guess.
+  return answered;
 }
 
 void TableSet::Flush(const LocalCounts& n) const {
-  if (!options_.count_stats) return;
   Bump(lookups_, n.lookups);
   for (int level = 0; level < kNumLevels; ++level) {
     LevelCounters& c = counters_[level];
@@ -194,12 +204,8 @@ absl::StatusOr<LookupResult> TableSet::SearchCandidates(const FileMeta* const* f
     const FileMeta& m = *files[j];
     const int level = m.level;
     if (m.probe) {
-      // Counted without branches: which way the filter answers is the one
-      // thing here a predictor cannot learn.
       const bool ruled_out = !maybe[j];
-      ++counts->checked[level];
-      counts->ruled_out[level] += ruled_out;
-      counts->positive[level] += !ruled_out;
+      if (counts != nullptr) counts->AddProbe(level, ruled_out);
       if (ruled_out) continue;
     }
     absl::StatusOr<LookupResult> result;
@@ -207,9 +213,9 @@ absl::StatusOr<LookupResult> TableSet::SearchCandidates(const FileMeta* const* f
       uint64_t reads = 0;
       result = blocks != nullptr ? TableLookup::GetFromBlock(*m.table, blocks[j], key, &reads)
                                  : TableLookup::GetAfterFilter(*m.table, key, &reads);
-      counts->reads[level] += static_cast<uint32_t>(reads);
-      if (result.ok() && result->kind != LookupResult::Kind::kNotFound) {
-        ++counts->true_positive[level];
+      if (counts != nullptr) {
+        counts->AddSearch(level, reads,
+                          result.ok() && result->kind != LookupResult::Kind::kNotFound);
       }
     } else if (!SearchFile(*m.file, key, hash, m.filter_allowed, counts, &result)) {
       continue;
@@ -226,8 +232,8 @@ absl::StatusOr<LookupResult> TableSet::SearchCandidates(const FileMeta* const* f
 
 absl::StatusOr<LookupResult> TableSet::Get(std::string_view key) const {
   const std::shared_ptr<const Version> v = current();
-  LocalCounts counts;
-  counts.lookups = 1;
+  std::optional<LocalCounts> counts;  // Not even zeroed when not kept.
+  if (options_.count_stats) counts.emplace().lookups = 1;
 
   // 1. The candidate files, newest first, from the compact view alone.
   StackScratch<const FileMeta*, 32> candidates(v->max_candidates());
@@ -245,10 +251,12 @@ absl::StatusOr<LookupResult> TableSet::Get(std::string_view key) const {
   // 3. The survivors, newest first, until one answers.
   int stopped_at = kNumLevels - 1;
   absl::StatusOr<LookupResult> result =
-      SearchCandidates(candidates.data(), maybe.data(), /*blocks=*/nullptr, n, key, hash, &counts,
-                       &stopped_at);
-  counts.AddRangeSkips(skips, stopped_at);
-  Flush(counts);
+      SearchCandidates(candidates.data(), maybe.data(), /*blocks=*/nullptr, n, key, hash,
+                       counts ? &*counts : nullptr, &stopped_at);
+  if (counts) {
+    counts->AddRangeSkips(skips, stopped_at);
+    Flush(*counts);
+  }
   return result;
 }
 
@@ -256,8 +264,8 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     absl::Span<const std::string_view> keys) const {
   const std::shared_ptr<const Version> v = current();
   std::vector<absl::StatusOr<LookupResult>> results(keys.size(), LookupResult());
-  LocalCounts counts;
-  counts.lookups = static_cast<uint32_t>(keys.size());
+  std::optional<LocalCounts> counts;
+  if (options_.count_stats) counts.emplace().lookups = static_cast<uint32_t>(keys.size());
 
   // A chunk of keys at a time keeps its (key, file) pairs in cache.
   constexpr size_t kChunk = 128;
@@ -319,11 +327,12 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
       int stopped_at = kNumLevels - 1;
       results[start + i] = SearchCandidates(pairs.data() + plan.first, pair_maybe + plan.first,
                                             pair_block + plan.first, plan.count, keys[start + i],
-                                            hashes[i], &counts, &stopped_at);
-      counts.AddRangeSkips(plan.skips, stopped_at);
+                                            hashes[i], counts ? &*counts : nullptr,
+                                            &stopped_at);
+      if (counts) counts->AddRangeSkips(plan.skips, stopped_at);
     }
   }
-  Flush(counts);
+  if (counts) Flush(*counts);
   return results;
 }
 

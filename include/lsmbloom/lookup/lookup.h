@@ -46,9 +46,10 @@ struct LookupOptions {
   // Skip the last non-empty level's filters, where most lookups that get
   // that far find their key (RocksDB's optimize_filters_for_hits).
   bool skip_last_level_filters = false;
-  // Keep the per-level counters of stats(). Each lookup then adds its
-  // counts with a few atomic adds, about 15% of an absent-key Get; off,
-  // stats() reports the files and filter sizes and zero counts.
+  // Keep the per-level counters of stats(). Each lookup then tallies its
+  // counts and adds them with a few atomic adds, about 15% of an absent-key
+  // Get; off, it does neither, and stats() reports the files and filter
+  // sizes and zero counts.
   bool count_stats = true;
 };
 
@@ -173,6 +174,7 @@ class TableSet {
   // maybe[j] is the filter's answer for files[j] when it was probed, and
   // blocks[j] (if blocks is not null) the data block located for it then.
   // *stopped_at: the level of the file that answered, or the last level.
+  // counts (here and below) is null when counters are not kept.
   absl::StatusOr<LookupResult> SearchCandidates(const internal::FileMeta* const* files,
                                                 const bool* maybe, const size_t* blocks, size_t n,
                                                 std::string_view key, uint64_t hash,

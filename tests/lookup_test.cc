@@ -2,6 +2,7 @@
 
 #include "lsmbloom/lookup/lookup.h"
 
+#include <algorithm>
 #include <atomic>
 #include <deque>
 #include <map>
@@ -276,6 +277,30 @@ TEST(LookupTest, RandomLsmMatchesModelAndMultiGetMatchesGet) {
           << batch[i];
     }
   }
+}
+
+// One LookupResult reused over a random LSM's keys (found, deleted and
+// absent, in random order) answers as the model each time, with nothing of
+// an earlier answer left in a later one, and keeps its value's bytes.
+TEST(LookupTest, GetIntoOneResultAnswersAsModelAndReusesItsValue) {
+  Lsm lsm;
+  const int keys = 20000;
+  BuildRandomLsm(lsm, keys, 2);
+  std::vector<std::string> probes;
+  for (int i = 0; i < keys * 2 + 10; ++i) probes.push_back(testing::TableKey(i));
+  std::shuffle(probes.begin(), probes.end(), std::mt19937_64(5));
+  LookupResult result;
+  result.value.reserve(64);  // Longer than any value here.
+  const char* const bytes = result.value.data();
+  size_t wrong = 0, stale = 0;
+  for (const std::string& k : probes) {
+    ASSERT_TRUE(lsm.set.Get(k, &result).ok()) << k;
+    wrong += !testing::SameAsModel(result, lsm.Expected(k));
+    stale += result.kind == Kind::kNotFound && (!result.value.empty() || result.sequence != 0);
+  }
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_EQ(stale, 0u);
+  EXPECT_EQ(result.value.data(), bytes);  // Never reallocated.
 }
 
 // MultiGet locates and prefetches data blocks from bytes no checksum has

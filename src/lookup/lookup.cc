@@ -158,8 +158,8 @@ absl::Status TableSet::Apply(const VersionEdit& edit) {
 }
 
 bool TableSet::SearchFile(const TableFile& file, std::string_view key, uint64_t hash,
-                          bool filter_allowed, LocalCounts* counts,
-                          absl::StatusOr<LookupResult>* result) const {
+                          bool filter_allowed, LocalCounts* counts, LookupResult* result,
+                          absl::Status* status) const {
   const Table& table = *file.table;
   const int level = file.level;
   const HashSpec* spec = filter_allowed ? TableLookup::FilterHashSpec(table) : nullptr;
@@ -172,11 +172,11 @@ bool TableSet::SearchFile(const TableFile& file, std::string_view key, uint64_t 
     if (ruled_out) return false;
   }
   uint64_t reads = 0;
-  *result = TableLookup::GetAfterFilter(table, key, &reads);
-  const bool answered = !result->ok() || (*result)->kind != LookupResult::Kind::kNotFound;
-  if (counts != nullptr) counts->AddSearch(level, reads, spec != nullptr && result->ok() && answered);
+  *status = TableLookup::GetAfterFilter(table, key, &reads, result);
+  const bool found = status->ok() && result->kind != LookupResult::Kind::kNotFound;
+  if (counts != nullptr) counts->AddSearch(level, reads, spec != nullptr && found);
   // An error ends the lookup too: never guess.
-  return answered;
+  return found || !status->ok();
 }
 
 void TableSet::Flush(const LocalCounts& n) const {
@@ -194,12 +194,13 @@ void TableSet::Flush(const LocalCounts& n) const {
   }
 }
 
-absl::StatusOr<LookupResult> TableSet::SearchCandidates(const FileMeta* const* files,
-                                                        const bool* maybe,
-                                                        const size_t* blocks, size_t n,
-                                                        std::string_view key, uint64_t hash,
-                                                        LocalCounts* counts,
-                                                        int* stopped_at) const {
+absl::Status TableSet::SearchCandidates(const FileMeta* const* files, const bool* maybe,
+                                        const size_t* blocks, size_t n, std::string_view key,
+                                        uint64_t hash, LocalCounts* counts, int* stopped_at,
+                                        LookupResult* result) const {
+  result->kind = LookupResult::Kind::kNotFound;  // Until a file answers.
+  result->sequence = 0;
+  result->value.clear();
   for (size_t j = 0; j < n; ++j) {
     const FileMeta& m = *files[j];
     const int level = m.level;
@@ -208,29 +209,37 @@ absl::StatusOr<LookupResult> TableSet::SearchCandidates(const FileMeta* const* f
       if (counts != nullptr) counts->AddProbe(level, ruled_out);
       if (ruled_out) continue;
     }
-    absl::StatusOr<LookupResult> result;
+    absl::Status status;
     if (m.probe) {
       uint64_t reads = 0;
-      result = blocks != nullptr ? TableLookup::GetFromBlock(*m.table, blocks[j], key, &reads)
-                                 : TableLookup::GetAfterFilter(*m.table, key, &reads);
+      status = blocks != nullptr
+                   ? TableLookup::GetFromBlock(*m.table, blocks[j], key, &reads, result)
+                   : TableLookup::GetAfterFilter(*m.table, key, &reads, result);
       if (counts != nullptr) {
         counts->AddSearch(level, reads,
-                          result.ok() && result->kind != LookupResult::Kind::kNotFound);
+                          status.ok() && result->kind != LookupResult::Kind::kNotFound);
       }
-    } else if (!SearchFile(*m.file, key, hash, m.filter_allowed, counts, &result)) {
+    } else if (!SearchFile(*m.file, key, hash, m.filter_allowed, counts, result, &status)) {
       continue;
     }
     // An error ends the lookup: never guess.
-    if (!result.ok() || result->kind != LookupResult::Kind::kNotFound) {
+    if (!status.ok() || result->kind != LookupResult::Kind::kNotFound) {
       *stopped_at = level;
-      return result;
+      return status;
     }
   }
   *stopped_at = kNumLevels - 1;
-  return LookupResult();
+  return absl::OkStatus();
 }
 
 absl::StatusOr<LookupResult> TableSet::Get(std::string_view key) const {
+  LookupResult result;
+  absl::Status s = Get(key, &result);
+  if (!s.ok()) return s;
+  return result;
+}
+
+absl::Status TableSet::Get(std::string_view key, LookupResult* result) const {
   const std::shared_ptr<const Version> v = current();
   std::optional<LocalCounts> counts;  // Not even zeroed when not kept.
   if (options_.count_stats) counts.emplace().lookups = 1;
@@ -250,14 +259,14 @@ absl::StatusOr<LookupResult> TableSet::Get(std::string_view key) const {
 
   // 3. The survivors, newest first, until one answers.
   int stopped_at = kNumLevels - 1;
-  absl::StatusOr<LookupResult> result =
+  absl::Status s =
       SearchCandidates(candidates.data(), maybe.data(), /*blocks=*/nullptr, n, key, hash,
-                       counts ? &*counts : nullptr, &stopped_at);
+                       counts ? &*counts : nullptr, &stopped_at, result);
   if (counts) {
     counts->AddRangeSkips(skips, stopped_at);
     Flush(*counts);
   }
-  return result;
+  return s;
 }
 
 std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
@@ -325,10 +334,11 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     for (size_t i = 0; i < n; ++i) {
       const KeyPlan& plan = plans[i];
       int stopped_at = kNumLevels - 1;
-      results[start + i] = SearchCandidates(pairs.data() + plan.first, pair_maybe + plan.first,
-                                            pair_block + plan.first, plan.count, keys[start + i],
-                                            hashes[i], counts ? &*counts : nullptr,
-                                            &stopped_at);
+      absl::Status s = SearchCandidates(pairs.data() + plan.first, pair_maybe + plan.first,
+                                        pair_block + plan.first, plan.count, keys[start + i],
+                                        hashes[i], counts ? &*counts : nullptr, &stopped_at,
+                                        &*results[start + i]);
+      if (!s.ok()) results[start + i] = std::move(s);
       if (counts) counts->AddRangeSkips(plan.skips, stopped_at);
     }
   }

@@ -339,25 +339,33 @@ const FilterReader* Table::whole_key_filter() const {
 const absl::Status& Table::filter_status() const { return rep_->filter_status; }
 
 absl::StatusOr<LookupResult> Table::Get(std::string_view user_key) const {
-  if (!rep_->whole_key_filter) return rep_->Search(user_key, false, true, nullptr);
-  if (!rep_->counters.CountFilterAnswer(rep_->filter->KeyMayMatch(user_key))) {
-    return LookupResult();
+  LookupResult result;
+  absl::Status s;
+  if (!rep_->whole_key_filter) {
+    s = rep_->Search(user_key, false, true, nullptr, &result);
+  } else if (rep_->counters.CountFilterAnswer(rep_->filter->KeyMayMatch(user_key))) {
+    s = rep_->Search(user_key, true, true, nullptr, &result);
   }
-  return rep_->Search(user_key, true, true, nullptr);
+  if (!s.ok()) return s;
+  return result;
 }
 
-absl::StatusOr<LookupResult> Table::Rep::Search(std::string_view user_key, bool filter_said_maybe,
-                                                bool count, uint64_t* blocks_read) const {
-  return SearchBlock(FindDataBlock(user_key), user_key, filter_said_maybe, count, blocks_read);
+absl::Status Table::Rep::Search(std::string_view user_key, bool filter_said_maybe, bool count,
+                                uint64_t* blocks_read, LookupResult* result) const {
+  return SearchBlock(FindDataBlock(user_key), user_key, filter_said_maybe, count, blocks_read,
+                     result);
 }
 
-absl::StatusOr<LookupResult> Table::Rep::SearchBlock(size_t entry, std::string_view user_key,
-                                                     bool filter_said_maybe, bool count,
-                                                     uint64_t* blocks_read) const {
+absl::Status Table::Rep::SearchBlock(size_t entry, std::string_view user_key,
+                                     bool filter_said_maybe, bool count, uint64_t* blocks_read,
+                                     LookupResult* result) const {
+  result->kind = LookupResult::Kind::kNotFound;
+  result->sequence = 0;
+  result->value.clear();  // Keeps its capacity for the next answer.
   if (count && filter_said_maybe) {
     counters.filter_positive.fetch_add(1, std::memory_order_relaxed);
   }
-  if (entry >= index_entries.size()) return LookupResult();  // Past the last key.
+  if (entry >= index_entries.size()) return absl::OkStatus();  // Past the last key.
   if (blocks_read != nullptr) ++*blocks_read;
   absl::StatusOr<Block> block = ReadIndexedBlock(entry, count);
   if (!block.ok()) return block.status();
@@ -365,27 +373,23 @@ absl::StatusOr<LookupResult> Table::Rep::SearchBlock(size_t entry, std::string_v
   std::string spill;
   Block::Iterator it(&*block, internal::CompareInternalKeys);
   it.Seek(internal::SeekKey(user_key, buf, &spill));
-  if (!it.Valid()) {
-    if (!it.status().ok()) return it.status();
-    return LookupResult();
-  }
+  if (!it.Valid()) return it.status();
   internal::ParsedInternalKey parsed;
   if (!internal::ParseInternalKey(it.key(), &parsed)) {
     return absl::DataLossError("data block: bad internal key");
   }
-  LookupResult result;
-  if (parsed.user_key != user_key) return result;
+  if (parsed.user_key != user_key) return absl::OkStatus();
   if (count && filter_said_maybe) {
     counters.filter_true_positive.fetch_add(1, std::memory_order_relaxed);
   }
-  result.sequence = parsed.sequence;
+  result->sequence = parsed.sequence;
   if (parsed.type == EntryType::kDeletion) {
-    result.kind = LookupResult::Kind::kDeleted;
+    result->kind = LookupResult::Kind::kDeleted;
   } else {
-    result.kind = LookupResult::Kind::kFound;
-    result.value.assign(it.value().data(), it.value().size());
+    result->kind = LookupResult::Kind::kFound;
+    result->value.assign(it.value().data(), it.value().size());
   }
-  return result;
+  return absl::OkStatus();
 }
 
 namespace {

@@ -48,7 +48,11 @@ std::string_view TableInspection::FilterBytes(const Table& table) {
 
 absl::StatusOr<LookupResult> TableInspection::GetUnfiltered(const Table& table,
                                                             std::string_view user_key) {
-  return table.rep_->Search(user_key, /*filter_said_maybe=*/false, /*count=*/false, nullptr);
+  LookupResult result;
+  absl::Status s =
+      table.rep_->Search(user_key, /*filter_said_maybe=*/false, /*count=*/false, nullptr, &result);
+  if (!s.ok()) return s;
+  return result;
 }
 
 }  // namespace internal

@@ -19,10 +19,10 @@ void TableLookup::HashesMayMatch(const Table& table, absl::Span<const uint64_t> 
   table.rep_->filter->HashesMayMatch(hashes, out);
 }
 
-absl::StatusOr<LookupResult> TableLookup::GetAfterFilter(const Table& table,
-                                                         std::string_view user_key,
-                                                         uint64_t* blocks_read) {
-  return table.rep_->Search(user_key, /*filter_said_maybe=*/false, /*count=*/false, blocks_read);
+absl::Status TableLookup::GetAfterFilter(const Table& table, std::string_view user_key,
+                                         uint64_t* blocks_read, LookupResult* result) {
+  return table.rep_->Search(user_key, /*filter_said_maybe=*/false, /*count=*/false, blocks_read,
+                            result);
 }
 
 size_t TableLookup::LocateBlock(const Table& table, std::string_view user_key) {
@@ -35,11 +35,11 @@ void TableLookup::PrefetchRestarts(const Table& table, size_t block) {
   table.rep_->PrefetchRestartEntries(block);
 }
 
-absl::StatusOr<LookupResult> TableLookup::GetFromBlock(const Table& table, size_t block,
-                                                       std::string_view user_key,
-                                                       uint64_t* blocks_read) {
+absl::Status TableLookup::GetFromBlock(const Table& table, size_t block,
+                                       std::string_view user_key, uint64_t* blocks_read,
+                                       LookupResult* result) {
   return table.rep_->SearchBlock(block, user_key, /*filter_said_maybe=*/false, /*count=*/false,
-                                 blocks_read);
+                                 blocks_read, result);
 }
 
 }  // namespace internal

@@ -34,8 +34,9 @@ class TableLookup {
 
   // The lookup once the filter said "maybe" or was not consulted: the index
   // and one data block. Adds the data blocks read to *blocks_read, if given.
-  static absl::StatusOr<LookupResult> GetAfterFilter(const Table& table, std::string_view user_key,
-                                                     uint64_t* blocks_read);
+  // The answer goes to *result, whose value keeps its capacity.
+  static absl::Status GetAfterFilter(const Table& table, std::string_view user_key,
+                                     uint64_t* blocks_read, LookupResult* result);
 
   // GetAfterFilter in three steps, so that a batch can keep many tables'
   // data blocks loading at once: LocateBlock finds the block that may hold
@@ -44,9 +45,8 @@ class TableLookup {
   // compares; GetFromBlock searches it. Prefetching helps mapped files only.
   static size_t LocateBlock(const Table& table, std::string_view user_key);
   static void PrefetchRestarts(const Table& table, size_t block);
-  static absl::StatusOr<LookupResult> GetFromBlock(const Table& table, size_t block,
-                                                   std::string_view user_key,
-                                                   uint64_t* blocks_read);
+  static absl::Status GetFromBlock(const Table& table, size_t block, std::string_view user_key,
+                                   uint64_t* blocks_read, LookupResult* result);
 };
 
 }  // namespace internal

@@ -111,13 +111,13 @@ struct Table::Rep {
   // The newest entry for `user_key` from the index and one data block, the
   // filter not consulted. Counts, when `count`, the block read and (when
   // `filter_said_maybe`) the filter's positive. Adds the data blocks read to
-  // *blocks_read, if given.
-  absl::StatusOr<LookupResult> Search(std::string_view user_key, bool filter_said_maybe, bool count,
-                                      uint64_t* blocks_read) const;
+  // *blocks_read, if given. Writes the answer to *result, reusing its
+  // value's capacity; on error *result is unspecified.
+  absl::Status Search(std::string_view user_key, bool filter_said_maybe, bool count,
+                      uint64_t* blocks_read, LookupResult* result) const;
   // Search, with FindDataBlock(user_key) already known.
-  absl::StatusOr<LookupResult> SearchBlock(size_t entry, std::string_view user_key,
-                                           bool filter_said_maybe, bool count,
-                                           uint64_t* blocks_read) const;
+  absl::Status SearchBlock(size_t entry, std::string_view user_key, bool filter_said_maybe,
+                           bool count, uint64_t* blocks_read, LookupResult* result) const;
 
   void LoadFilter(const std::string& policy_name, const internal::BlockHandle& handle);
 

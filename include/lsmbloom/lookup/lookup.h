@@ -145,6 +145,10 @@ class TableSet {
 
   // The newest entry for `key` across all files.
   absl::StatusOr<LookupResult> Get(std::string_view key) const;
+  // As Get, into *result: its value's capacity is reused, so a loop that
+  // keeps one LookupResult allocates nothing once it has held the longest
+  // value. On error *result is unspecified.
+  absl::Status Get(std::string_view key, LookupResult* result) const;
 
   // Get for each key: hashes all keys once, probes the filters of every
   // (key, candidate file) pair of the batch with many blocks in flight at
@@ -175,14 +179,16 @@ class TableSet {
   // blocks[j] (if blocks is not null) the data block located for it then.
   // *stopped_at: the level of the file that answered, or the last level.
   // counts (here and below) is null when counters are not kept.
-  absl::StatusOr<LookupResult> SearchCandidates(const internal::FileMeta* const* files,
-                                                const bool* maybe, const size_t* blocks, size_t n,
-                                                std::string_view key, uint64_t hash,
-                                                LocalCounts* counts, int* stopped_at) const;
+  // The answer goes to *result (kNotFound if no file has the key).
+  absl::Status SearchCandidates(const internal::FileMeta* const* files, const bool* maybe,
+                                const size_t* blocks, size_t n, std::string_view key,
+                                uint64_t hash, LocalCounts* counts, int* stopped_at,
+                                LookupResult* result) const;
   // Looks `key` up in a file whose filter was not probed with the key's
-  // hash; returns true when the search can stop.
+  // hash, into *result and *status; returns true when the search can stop
+  // (found, deleted, or an error).
   bool SearchFile(const TableFile& file, std::string_view key, uint64_t hash, bool filter_allowed,
-                  LocalCounts* counts, absl::StatusOr<LookupResult>* result) const;
+                  LocalCounts* counts, LookupResult* result, absl::Status* status) const;
   // Adds one lookup's (or batch's) counts to counters_.
   void Flush(const LocalCounts& counts) const;
 

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "src/util/coding.h"
 
 namespace lsmbloom {
 namespace internal {
@@ -27,6 +29,35 @@ TEST(SearchTest, BranchlessLowerBoundAgreesWithStdLowerBound) {
       }
       ASSERT_EQ(BranchlessLowerBound(values.data(), n, UINT64_MAX),
                 std::lower_bound(values.begin(), values.end(), UINT64_MAX) - values.begin());
+    }
+  }
+}
+
+// The 8 bytes after a shared prefix, as numbers, order strings as their
+// bytes do (ties left to a full compare), whether the string has all 8 bytes
+// (one load) or fewer (zero-padded); each number is exactly those bytes.
+TEST(SearchTest, OrderedPrefix8OrdersStringsAsTheirBytesDo) {
+  std::mt19937_64 rng(11);
+  const std::string alphabet("\x00\x01\x7f\x80\xfeab", 7);
+  for (size_t from : {0, 3, 8}) {
+    std::vector<std::string> strings;
+    for (int i = 0; i < 400; ++i) {
+      std::string s(from, 'p');
+      const size_t tail = rng() % 13;
+      for (size_t j = 0; j < tail; ++j) s += alphabet[rng() % alphabet.size()];
+      strings.push_back(s);
+    }
+    for (const std::string& a : strings) {
+      uint64_t want = 0;
+      for (size_t i = 0; i < 8; ++i) {
+        want = (want << 8) | (from + i < a.size() ? static_cast<uint8_t>(a[from + i]) : 0);
+      }
+      ASSERT_EQ(OrderedPrefix8(a, from), want) << a.size();
+      for (const std::string& b : strings) {
+        const uint64_t pa = OrderedPrefix8(a, from), pb = OrderedPrefix8(b, from);
+        if (pa < pb) ASSERT_LT(a, b);
+        if (pa > pb) ASSERT_GT(a, b);
+      }
     }
   }
 }

@@ -63,6 +63,13 @@ inline size_t CommonPrefixLength(std::string_view a, std::string_view b) {
 // strings that share their first `from` bytes, different numbers order
 // their strings as the bytes do; equal numbers need a full compare.
 inline uint64_t OrderedPrefix8(std::string_view s, size_t from) {
+  if (s.size() >= from + 8) {
+    // Written out so that the compiler makes it one load and a byte swap.
+    const auto* b = reinterpret_cast<const unsigned char*>(s.data() + from);
+    return uint64_t{b[0]} << 56 | uint64_t{b[1]} << 48 | uint64_t{b[2]} << 40 |
+           uint64_t{b[3]} << 32 | uint64_t{b[4]} << 24 | uint64_t{b[5]} << 16 |
+           uint64_t{b[6]} << 8 | uint64_t{b[7]};
+  }
   uint64_t p = 0;
   const size_t end = s.size() < from + 8 ? s.size() : from + 8;
   for (size_t i = from; i < end; ++i) {

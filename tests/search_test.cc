@@ -38,7 +38,7 @@ TEST(SearchTest, BranchlessLowerBoundAgreesWithStdLowerBound) {
 // (one load) or fewer (zero-padded); each number is exactly those bytes.
 TEST(SearchTest, OrderedPrefix8OrdersStringsAsTheirBytesDo) {
   std::mt19937_64 rng(11);
-  const std::string alphabet("\x00\x01\x7f\x80\xfeab", 7);
+  const std::string alphabet = {'\x00', '\x01', '\x7f', '\x80', '\xfe', 'a', 'b'};
   for (size_t from : {0, 3, 8}) {
     std::vector<std::string> strings;
     for (int i = 0; i < 400; ++i) {
@@ -55,8 +55,11 @@ TEST(SearchTest, OrderedPrefix8OrdersStringsAsTheirBytesDo) {
       ASSERT_EQ(OrderedPrefix8(a, from), want) << a.size();
       for (const std::string& b : strings) {
         const uint64_t pa = OrderedPrefix8(a, from), pb = OrderedPrefix8(b, from);
-        if (pa < pb) ASSERT_LT(a, b);
-        if (pa > pb) ASSERT_GT(a, b);
+        if (pa < pb) {
+          ASSERT_LT(a, b);
+        } else if (pa > pb) {
+          ASSERT_GT(a, b);
+        }
       }
     }
   }

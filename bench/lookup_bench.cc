@@ -115,7 +115,9 @@ const TableSet& Ours() {
     VersionEdit edit;
     const std::string dir = TheData().dir + "/lsmbloom";
     ::mkdir(dir.c_str(), 0755);
-    absl::Status st = fixture::WriteTables(TheData().layout, dir, TableOptions(), &edit, {});
+    TableOptions table;
+    table.data_block_hash_index = true;  // As RocksDB's below.
+    absl::Status st = fixture::WriteTables(TheData().layout, dir, table, &edit, {});
     if (st.ok()) st = s->Apply(edit);
     if (!st.ok()) Die(std::string(st.message()));
     return s;
@@ -225,6 +227,9 @@ rocksdb::DB* Rocks() {
     options.level0_stop_writes_trigger = 1000;
     rocksdb::BlockBasedTableOptions table;
     table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+    // A hash index in each data block, at lsmbloom's two buckets per key.
+    table.data_block_index_type = rocksdb::BlockBasedTableOptions::kDataBlockBinaryAndHash;
+    table.data_block_hash_table_util_ratio = 0.5;
     table.block_cache = rocksdb::NewLRUCache(size_t{2} << 30);
     options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
     rocksdb::DB* d = nullptr;

@@ -82,6 +82,28 @@ TEST(InspectTest, DataBlocksAgreeWithTheIndexPropertiesAndEntries) {
             (std::set<std::string>{"filter.lsmbloom.BlockedBloom.v1", "lsmbloom.properties"}));
 }
 
+// Each data block of a table written with hash indexes (compressed too)
+// reads with its index: two buckets per distinct user key of the block.
+TEST(InspectTest, DataBlocksOfIndexedTablesShowTheirHashIndexes) {
+  TableOptions options;
+  options.data_block_hash_index = true;
+  options.compression = Compression::kSnappy;
+  const std::vector<Entry> entries = testing::MakeEntries(3000, 3);
+  absl::StatusOr<InspectedTable> t = InspectedTable::Open(Write("indexed.sst", entries, options));
+  ASSERT_TRUE(t.ok()) << t.status();
+  absl::StatusOr<std::vector<DataBlockInfo>> blocks = DescribeDataBlocks(*t);
+  ASSERT_TRUE(blocks.ok()) << blocks.status();
+  size_t n = 0;
+  for (const DataBlockInfo& b : *blocks) {
+    ASSERT_TRUE(b.status.ok()) << b.status;
+    std::set<std::string> keys;
+    for (size_t i = n; i < n + b.entries; ++i) keys.insert(entries[i].key);
+    EXPECT_EQ(b.hash_buckets, 2 * keys.size());
+    n += b.entries;
+  }
+  EXPECT_EQ(n, entries.size());
+}
+
 TEST(InspectTest, FilterViewPlacesEveryFilterKeyAndCountsItsBits) {
   TableOptions options;
   options.prefix_extractor = NewFixedPrefixExtractor(5);

@@ -374,7 +374,7 @@ int Main(int argc, char** argv) {
   if (!a.ok()) return UsageError(std::string(a.status().message()));
   if (a->version) {
     std::printf(
-        "sst_inspect (lsmbloom): reads table format versions 1 to 2; "
+        "sst_inspect (lsmbloom): reads table format versions 1 to 3; "
         "JSON schema_version %d\n",
         kSchemaVersion);
     return kExitOk;

@@ -48,6 +48,15 @@ void PrintText(const Style& style, const std::string& shown, const BlocksReport&
   Row("data blocks",
       absl::StrCat(r.data.size(), ": ", stored, " bytes stored (without ", "trailers), ", raw,
                    " raw", r.damaged > 0 ? absl::StrCat("; ", r.damaged, " DAMAGED") : ""));
+  uint64_t indexed = 0, buckets = 0;
+  for (const DataBlockInfo& b : r.data) {
+    indexed += b.hash_buckets != 0;
+    buckets += b.hash_buckets;
+  }
+  if (indexed > 0) {
+    Row("hash indexes", absl::StrCat(indexed, " of the data blocks, ", buckets,
+                                     " one-byte buckets in all"));
+  }
   std::printf("  %6s %10s %8s %8s %-6s %8s %8s  %s\n", "#", "offset", "stored", "raw", "comp",
               "entries", "restarts", "first key .. last key");
   for (const DataBlockInfo& b : r.data) {
@@ -97,6 +106,7 @@ Json ReportJson(const Style& style, const std::string& shown, const BlocksReport
       j["compression"] = CompressionName(b.compression);
       j["entries"] = b.entries;
       j["restarts"] = b.restarts;
+      j["hash_buckets"] = b.hash_buckets;
       j["first_key"] = ShowBytes(style, b.first_key);
       j["first_sequence"] = b.first_sequence;
       j["last_key"] = ShowBytes(style, b.last_key);

@@ -33,7 +33,9 @@ absl::StatusOr<Block> ReadParsed(const InspectedTable& t, const BlockLocation& w
                           TableInspection::Context(table), /*verify_checksum=*/true);
   if (!c.ok()) return c.status();
   if (compression != nullptr) *compression = c->compression;
-  return Block::Parse(std::move(*c), internal::BlockKindName(kind));
+  const bool may_have_hash_index =
+      kind == BlockKind::kData && TableInspection::Context(table).format_version >= 3;
+  return Block::Parse(std::move(*c), internal::BlockKindName(kind), may_have_hash_index);
 }
 
 // Reads the entries of one data block into `info`.
@@ -49,6 +51,7 @@ void Describe(const InspectedTable& t, DataBlockInfo* info) {
   }
   info->raw_size = block->size();
   info->restarts = block->num_restarts();
+  info->hash_buckets = block->num_hash_buckets();
   Block::Iterator it(&*block, internal::CompareInternalKeys);
   for (it.SeekToFirst(); it.Valid(); it.Next()) {
     internal::ParsedInternalKey k;

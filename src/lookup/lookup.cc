@@ -318,7 +318,8 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
 
     // 3. The data blocks of the probed pairs that survived, loading
     // together: every block's tail first, then (now that the tails have
-    // had time to arrive) the entries a search compares.
+    // had time to arrive) the entries a search reads: the interval a block's
+    // hash index names, or its restart entries.
     size_t* pair_block = blocks.Get(num_pairs);
     survivors.clear();
     for (size_t i = 0; i < n; ++i) {
@@ -328,7 +329,9 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
         survivors.push_back(p);
       }
     }
-    for (uint32_t p : survivors) TableLookup::PrefetchRestarts(*pairs[p]->table, pair_block[p]);
+    for (uint32_t p : survivors) {
+      TableLookup::PrefetchSearch(*pairs[p]->table, pair_block[p], view_hashes[p]);
+    }
 
     // 4. Each key's survivors, newest first.
     for (size_t i = 0; i < n; ++i) {

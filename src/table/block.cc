@@ -1,6 +1,7 @@
 #include "src/table/block.h"
 
 #include "absl/strings/str_cat.h"
+#include "src/table/data_block_hash_index.h"
 #include "src/util/coding.h"
 
 namespace lsmbloom {
@@ -8,7 +9,29 @@ namespace internal {
 
 int CompareBytes(std::string_view a, std::string_view b) { return a.compare(b); }
 
-absl::StatusOr<Block> Block::Parse(BlockContents contents, std::string_view what) {
+bool Block::Locate(std::string_view data, Layout* layout) {
+  if (data.size() < 4) return false;
+  const uint32_t count = DecodeFixed32(data.data() + data.size() - 4);
+  size_t tail = 4;  // Bytes after the restart array.
+  layout->num_restarts = count & ~kHashIndexFlag;
+  layout->buckets = nullptr;
+  layout->num_buckets = 0;
+  if ((count & kHashIndexFlag) != 0) {
+    if (data.size() < 6) return false;
+    const auto* p = reinterpret_cast<const unsigned char*>(data.data() + data.size() - 6);
+    layout->num_buckets = p[0] | uint32_t{p[1]} << 8;
+    tail = 6 + uint64_t{layout->num_buckets};
+    if (layout->num_buckets == 0 || tail > data.size()) return false;
+    layout->buckets = data.data() + data.size() - tail;
+  }
+  const uint64_t max_restarts = (data.size() - tail) / 4;
+  if (layout->num_restarts == 0 || layout->num_restarts > max_restarts) return false;
+  layout->restarts_offset = data.size() - tail - 4 * size_t{layout->num_restarts};
+  return true;
+}
+
+absl::StatusOr<Block> Block::Parse(BlockContents contents, std::string_view what,
+                                   bool may_have_hash_index) {
   // Own the bytes first, so the view below points at their final home.
   std::unique_ptr<std::string> owned;
   std::string_view data = contents.mapped;
@@ -22,21 +45,36 @@ absl::StatusOr<Block> Block::Parse(BlockContents contents, std::string_view what
   if (data.size() < 4) {
     return absl::DataLossError(absl::StrCat(std::string(what), ": block too short"));
   }
-  const uint32_t num_restarts = DecodeFixed32(data.data() + data.size() - 4);
-  const uint64_t max_restarts = (data.size() - 4) / 4;
-  if (num_restarts == 0 || num_restarts > max_restarts) {
-    return absl::DataLossError(
-        absl::StrCat(std::string(what), ": bad restart count ", num_restarts));
+  Layout layout;
+  const uint32_t count = DecodeFixed32(data.data() + data.size() - 4);
+  if ((!may_have_hash_index && (count & kHashIndexFlag) != 0) || !Locate(data, &layout)) {
+    return absl::DataLossError(absl::StrCat(std::string(what), ": bad restart count ", count,
+                                            (count & kHashIndexFlag) != 0 && may_have_hash_index
+                                                ? " (or hash index size)"
+                                                : ""));
   }
-  const uint32_t restarts_offset =
-      static_cast<uint32_t>(data.size() - 4 - 4 * uint64_t{num_restarts});
+  if (layout.buckets != nullptr && layout.num_restarts > kMaxIndexedRestarts) {
+    return absl::DataLossError(absl::StrCat(std::string(what), ": hash index over ",
+                                            layout.num_restarts, " restarts"));
+  }
+  const uint32_t num_restarts = layout.num_restarts;
+  const uint32_t restarts_offset = static_cast<uint32_t>(layout.restarts_offset);
   for (uint32_t i = 0; i < num_restarts; ++i) {
     if (DecodeFixed32(data.data() + restarts_offset + 4 * i) > restarts_offset) {
       return absl::DataLossError(
           absl::StrCat(std::string(what), ": restart point past the entries"));
     }
   }
-  return Block(std::move(owned), data, restarts_offset, num_restarts, std::string(what));
+  return Block(std::move(owned), data, restarts_offset, num_restarts, layout.buckets,
+               layout.num_buckets, std::string(what));
+}
+
+int Block::HashLookup(uint64_t hash) const {
+  const uint8_t bucket = static_cast<uint8_t>(buckets_[BucketOf(hash, num_buckets_)]);
+  if (bucket < num_restarts_) return bucket;
+  if (bucket == kBucketEmpty) return kNotInBlock;
+  if (bucket == kBucketCollision) return kUseSearch;
+  return kBadBucket;
 }
 
 void Block::PrefetchRestarts(const char* data, size_t entries_size, const char* restarts,
@@ -48,12 +86,27 @@ void Block::PrefetchRestarts(const char* data, size_t entries_size, const char* 
   }
 }
 
-void Block::PrefetchRestartEntries(std::string_view contents) {
-  if (contents.size() < 4) return;
-  const uint32_t num_restarts = DecodeFixed32(contents.data() + contents.size() - 4);
-  if (4 * uint64_t{num_restarts} > contents.size() - 4) return;
-  const size_t entries_size = contents.size() - 4 - 4 * size_t{num_restarts};
-  PrefetchRestarts(contents.data(), entries_size, contents.data() + entries_size, num_restarts);
+void Block::PrefetchSearch(std::string_view contents, uint64_t user_key_hash) {
+  Layout layout;
+  if (!Locate(contents, &layout)) return;
+  const char* restarts = contents.data() + layout.restarts_offset;
+  if (layout.buckets != nullptr) {
+    const uint8_t bucket =
+        static_cast<uint8_t>(layout.buckets[BucketOf(user_key_hash, layout.num_buckets)]);
+    if (bucket == kBucketEmpty) return;
+    if (bucket < layout.num_restarts) {
+      const uint32_t from = DecodeFixed32(restarts + 4 * bucket);
+      const uint32_t to = bucket + 1 < layout.num_restarts
+                              ? DecodeFixed32(restarts + 4 * (bucket + 1))
+                              : static_cast<uint32_t>(layout.restarts_offset);
+      for (uint32_t at = from; at < to && at < layout.restarts_offset && at < from + 2048;
+           at += 64) {
+        __builtin_prefetch(contents.data() + at);
+      }
+      return;
+    }
+  }
+  PrefetchRestarts(contents.data(), layout.restarts_offset, restarts, layout.num_restarts);
 }
 
 uint32_t Block::RestartOffset(uint32_t index) const {
@@ -135,17 +188,36 @@ void Block::Iterator::Seek(std::string_view target) {
       hi = mid - 1;
     }
   }
-  // The scan below parses entries one after another: load the interval's
-  // lines together first.
-  const char* from = block_->data_.data() + block_->RestartOffset(lo);
-  const char* to = block_->data_.data() + (lo + 1 < block_->num_restarts_
-                                               ? block_->RestartOffset(lo + 1)
+  PrefetchInterval(lo);
+  SeekToRestart(lo);
+  while (valid_ && cmp_(key(), target) < 0) Next();
+}
+
+void Block::Iterator::SeekInInterval(uint32_t restart, std::string_view target) {
+  status_ = absl::OkStatus();
+  PrefetchInterval(restart);
+  const uint32_t end = restart + 1 < block_->num_restarts_ ? block_->RestartOffset(restart + 1)
+                                                           : block_->restarts_offset_;
+  SeekToRestart(restart);
+  while (valid_ && cmp_(key(), target) < 0) {
+    if (next_ >= end) {
+      valid_ = false;  // The interval ends below the target.
+      return;
+    }
+    Next();
+  }
+}
+
+void Block::Iterator::PrefetchInterval(uint32_t index) const {
+  // The scan parses entries one after another: load the interval's lines
+  // together first (its first line is the one the scan starts with).
+  const char* from = block_->data_.data() + block_->RestartOffset(index);
+  const char* to = block_->data_.data() + (index + 1 < block_->num_restarts_
+                                               ? block_->RestartOffset(index + 1)
                                                : block_->restarts_offset_);
   for (const char* line = from + 64; line < to && line < from + 2048; line += 64) {
     __builtin_prefetch(line);
   }
-  SeekToRestart(lo);
-  while (valid_ && cmp_(key(), target) < 0) Next();
 }
 
 }  // namespace internal

@@ -23,20 +23,34 @@ int CompareBytes(std::string_view a, std::string_view b);
 
 class Block {
  public:
-  // Checks the restart array; DataLoss naming `what` if it is malformed.
-  static absl::StatusOr<Block> Parse(BlockContents contents, std::string_view what);
+  // Checks the restart array (and the hash index's size, accepted only
+  // when `may_have_hash_index`: data blocks of table format 3); DataLoss
+  // naming `what` if either is malformed.
+  static absl::StatusOr<Block> Parse(BlockContents contents, std::string_view what,
+                                     bool may_have_hash_index = false);
 
   Block(Block&&) = default;
   Block& operator=(Block&&) = default;
 
-  // For a search about to compare them: starts loading the entry at each
-  // restart point of the block whose bytes (trailer excluded) are
-  // `contents`, which need not be verified yet (only the restart array is
-  // read, within bounds). Does nothing for blocks of over 16 restarts.
-  static void PrefetchRestartEntries(std::string_view contents);
+  // For a point lookup about to search the block whose bytes (trailer
+  // excluded) are `contents`, which need not be verified yet (only its tail
+  // is read, within bounds): starts loading the restart interval its hash
+  // index names for the user key whose KeyHash is `user_key_hash`, nothing
+  // if the index rules the key out, else the entry at each restart point
+  // (for blocks of at most 16 restarts).
+  static void PrefetchSearch(std::string_view contents, uint64_t user_key_hash);
 
   size_t size() const { return data_.size(); }
   uint32_t num_restarts() const { return num_restarts_; }
+  uint32_t num_hash_buckets() const { return num_buckets_; }
+
+  // What the hash index says of a user key whose KeyHash (default
+  // HashSpec) is `hash`: the restart interval where its entries start
+  // (>= 0), or one of these. REQUIRES: num_hash_buckets() > 0.
+  static constexpr int kNotInBlock = -1;  // No key of the block hashes there.
+  static constexpr int kUseSearch = -2;   // Keys of several intervals do.
+  static constexpr int kBadBucket = -3;   // A value no builder writes.
+  int HashLookup(uint64_t hash) const;
 
   class Iterator {
    public:
@@ -45,6 +59,10 @@ class Block {
     void SeekToFirst();
     // First entry with key >= target.
     void Seek(std::string_view target);
+    // Seek within the interval of restart point `restart`, where
+    // HashLookup says the target's entries start if the block has them:
+    // not Valid() if the interval holds no entry >= target.
+    void SeekInInterval(uint32_t restart, std::string_view target);
     void Next();
     std::string_view key() const { return std::string_view(key_.data(), key_.size()); }
     std::string_view value() const { return value_; }
@@ -55,6 +73,8 @@ class Block {
     // corruption (which sets status_).
     bool ParseAt(uint32_t offset);
     void SeekToRestart(uint32_t index);
+    // Loads the lines of interval `index` together, for a scan.
+    void PrefetchInterval(uint32_t index) const;
     // The whole key stored at restart `index`, in place; false (and
     // corrupt) if the entry there is malformed.
     bool RestartKey(uint32_t index, std::string_view* key);
@@ -73,12 +93,23 @@ class Block {
 
  private:
   Block(std::unique_ptr<std::string> owned, std::string_view data, uint32_t restarts_offset,
-        uint32_t num_restarts, std::string what)
+        uint32_t num_restarts, const char* buckets, uint32_t num_buckets, std::string what)
       : owned_(std::move(owned)),
         data_(data),
         restarts_offset_(restarts_offset),
         num_restarts_(num_restarts),
+        buckets_(buckets),
+        num_buckets_(num_buckets),
         what_(std::move(what)) {}
+  // Where the restart array and the hash index are in `data`; false if the
+  // block is too short for what its restart count declares.
+  struct Layout {
+    uint32_t num_restarts = 0;
+    size_t restarts_offset = 0;
+    const char* buckets = nullptr;
+    uint32_t num_buckets = 0;
+  };
+  static bool Locate(std::string_view data, Layout* layout);
   uint32_t RestartOffset(uint32_t index) const;
   // The loop of PrefetchRestartEntries, for `restarts` at the end of
   // `entries_size` bytes of entries starting at `data`.
@@ -90,6 +121,8 @@ class Block {
   std::string_view data_;
   uint32_t restarts_offset_;
   uint32_t num_restarts_;
+  const char* buckets_;  // Into data_; null without a hash index.
+  uint32_t num_buckets_;
   std::string what_;
 };
 

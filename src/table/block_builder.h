@@ -5,6 +5,12 @@
 // key[shared..], value. Every `restart_interval` entries the key is stored
 // whole (a restart point) so a reader can binary-search the restarts. The
 // block ends with the restart offsets (fixed32 each) and their count.
+//
+// With a hash index (data blocks of table format 3, docs/FORMAT.md), the
+// keys are internal keys, and between the restart offsets and the count
+// come one byte per bucket, naming the restart interval holding the first
+// entry of the user keys that hash there, and the bucket count (fixed16);
+// the count's top bit says the index is there.
 
 #ifndef LSMBLOOM_SRC_TABLE_BLOCK_BUILDER_H_
 #define LSMBLOOM_SRC_TABLE_BLOCK_BUILDER_H_
@@ -19,7 +25,7 @@ namespace internal {
 
 class BlockBuilder {
  public:
-  explicit BlockBuilder(int restart_interval);
+  explicit BlockBuilder(int restart_interval, bool hash_index = false);
 
   // REQUIRES: key sorts after the previous key of this block.
   void Add(std::string_view key, std::string_view value);
@@ -32,7 +38,11 @@ class BlockBuilder {
 
  private:
   const int restart_interval_;
+  const bool hash_index_;
   std::string buffer_;
+  // Per user key, in order: its hash and the restart interval of its first
+  // entry (hash index only).
+  std::vector<std::pair<uint64_t, uint32_t>> user_keys_;
   std::vector<uint32_t> restarts_;
   int since_restart_ = 0;
   size_t entries_ = 0;

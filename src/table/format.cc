@@ -106,12 +106,12 @@ std::string Footer::Encode(uint64_t footer_offset) const {
   std::string out;
   metaindex.EncodeTo(&out);
   index.EncodeTo(&out);
-  out.resize(HandleBytes(kTableFormatVersion), '\0');
+  out.resize(HandleBytes(context.format_version), '\0');
   PutFixed64(&out, context.unique_id);
-  PutFixed32(&out, kTableFormatVersion);
+  PutFixed32(&out, context.format_version);
   PutFixed32(&out, 0);
-  PutFixed64(&out,
-             XXH3_64bits_withSeed(out.data(), 48, FooterSeed(kTableFormatVersion, footer_offset)));
+  PutFixed64(&out, XXH3_64bits_withSeed(out.data(), 48,
+                                        FooterSeed(context.format_version, footer_offset)));
   PutFixed64(&out, kTableMagic);
   return out;
 }

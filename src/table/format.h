@@ -21,9 +21,12 @@ namespace lsmbloom {
 namespace internal {
 
 inline constexpr uint64_t kTableMagic = 0x31424c424d534c88ull;
-// Written. Version 1 (checksums that do not bind a block to its place) is
-// still read; docs/FORMAT.md says why.
-inline constexpr uint32_t kTableFormatVersion = 2;
+// The newest version read and written: 3 adds hash indexes to data blocks
+// and is written only by a builder asked for them; other tables are written
+// as 2, which readers of version 2 read. Version 1 (checksums that do not
+// bind a block to its place) is still read; docs/FORMAT.md says why.
+inline constexpr uint32_t kTableFormatVersion = 3;
+inline constexpr uint32_t kPlainTableFormatVersion = 2;
 inline constexpr uint32_t kOldestReadableFormatVersion = 1;
 inline constexpr size_t kFooterSize = 64;
 // After every block: 1 byte compression type, 8 bytes checksum
@@ -52,7 +55,7 @@ const char* BlockKindName(BlockKind kind);
 // What a table's block checksums are bound to: its format version and, from
 // version 2 on, its unique id (the footer's random 64-bit id).
 struct TableContext {
-  uint32_t format_version = kTableFormatVersion;
+  uint32_t format_version = kPlainTableFormatVersion;
   uint64_t unique_id = 0;
 };
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "lsmbloom/filter/key_hash.h"
 #include "src/table/block.h"
 #include "src/table/format.h"
 #include "src/table/table_rep.h"
@@ -58,7 +59,8 @@ absl::StatusOr<std::unique_ptr<Block>> Table::Rep::ReadDataBlock(const BlockHand
   absl::StatusOr<internal::BlockContents> contents = internal::ReadBlock(
       *file, h, internal::BlockKind::kData, context, verify || options.verify_checksums);
   if (!contents.ok()) return contents.status();
-  absl::StatusOr<Block> block = Block::Parse(std::move(*contents), "data block");
+  absl::StatusOr<Block> block =
+      Block::Parse(std::move(*contents), "data block", /*may_have_hash_index=*/HasHashIndexes());
   if (!block.ok()) return block.status();
   return std::make_unique<Block>(std::move(*block));
 }
@@ -70,7 +72,7 @@ absl::StatusOr<Block> Table::Rep::ReadIndexedBlock(size_t i, bool count) const {
       *file, index_entries[i].handle, internal::BlockKind::kData, context, verify);
   if (!contents.ok()) return contents.status();
   if (verify && !contents->is_owned) verified[i].store(true, std::memory_order_relaxed);
-  return Block::Parse(std::move(*contents), "data block");
+  return Block::Parse(std::move(*contents), "data block", /*may_have_hash_index=*/HasHashIndexes());
 }
 
 absl::Status Table::Rep::DecodeIndex() {
@@ -129,18 +131,25 @@ void Table::Rep::PrefetchBlockTail(size_t i) const {
   if (i >= index_entries.size()) return;
   const std::string_view block = internal::MappedBlockBytes(*file, index_entries[i].handle);
   if (block.size() < 64) return;
-  // The restart array ends where the trailer starts; both may span a line.
+  // The restart array (and hash index, about 2 bytes a key: a few lines)
+  // end where the trailer starts; the trailer may span a line.
   const char* trailer = block.data() + block.size() - internal::kBlockTrailerSize;
-  __builtin_prefetch(trailer - 48);
+  const int lines_before = HasHashIndexes() ? 4 : 1;
+  for (int line = lines_before; line >= 1; --line) {
+    if (static_cast<size_t>(64 * line - 16) <= block.size()) {
+      __builtin_prefetch(trailer - (64 * line - 16));
+    }
+  }
   __builtin_prefetch(trailer);
   __builtin_prefetch(trailer + internal::kBlockTrailerSize - 1);
 }
 
-void Table::Rep::PrefetchRestartEntries(size_t i) const {
+void Table::Rep::PrefetchSearch(size_t i, uint64_t user_key_hash) const {
   if (i >= index_entries.size()) return;
   const std::string_view block = internal::MappedBlockBytes(*file, index_entries[i].handle);
   if (block.empty()) return;
-  Block::PrefetchRestartEntries(block.substr(0, block.size() - internal::kBlockTrailerSize));
+  Block::PrefetchSearch(block.substr(0, block.size() - internal::kBlockTrailerSize),
+                        user_key_hash);
 }
 
 absl::Status Table::Rep::ExplainMisplaced(const BlockHandle& h, const absl::Status& error) const {
@@ -372,7 +381,21 @@ absl::Status Table::Rep::SearchBlock(size_t entry, std::string_view user_key,
   char buf[internal::kSeekKeyBuffer];
   std::string spill;
   Block::Iterator it(&*block, internal::CompareInternalKeys);
-  it.Seek(internal::SeekKey(user_key, buf, &spill));
+  const std::string_view target = internal::SeekKey(user_key, buf, &spill);
+  if (block->num_hash_buckets() == 0) {
+    it.Seek(target);
+  } else {
+    const int restart = block->HashLookup(KeyHash(user_key));
+    if (restart == Block::kNotInBlock) return absl::OkStatus();
+    if (restart == Block::kBadBucket) {
+      return absl::DataLossError("data block: hash index names a restart the block lacks");
+    }
+    if (restart == Block::kUseSearch) {
+      it.Seek(target);
+    } else {
+      it.SeekInInterval(static_cast<uint32_t>(restart), target);
+    }
+  }
   if (!it.Valid()) return it.status();
   internal::ParsedInternalKey parsed;
   if (!internal::ParseInternalKey(it.key(), &parsed)) {

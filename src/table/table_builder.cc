@@ -20,10 +20,12 @@ struct TableBuilder::Rep {
   Rep(const TableOptions& opts, std::unique_ptr<WritableFile> f)
       : options(opts),
         file(std::move(f)),
-        data_block(opts.restart_interval),
+        data_block(opts.restart_interval, opts.data_block_hash_index),
         index_block(1),
         filter_keys(opts.whole_key_filtering, opts.prefix_extractor.get()) {
     context.unique_id = opts.unique_id != 0 ? opts.unique_id : internal::NewUniqueId();
+    context.format_version = opts.data_block_hash_index ? internal::kTableFormatVersion
+                                                        : internal::kPlainTableFormatVersion;
     if (options.filter_policy != nullptr &&
         (options.whole_key_filtering || options.prefix_extractor != nullptr)) {
       filter = options.filter_policy->NewBuilder();
@@ -147,7 +149,7 @@ absl::Status TableBuilder::Rep::WriteFilter() {
 }
 
 absl::Status TableBuilder::Rep::WriteProperties() {
-  props.format_version = internal::kTableFormatVersion;
+  props.format_version = context.format_version;
   props.creator = "lsmbloom";
   props.unique_id = context.unique_id;
   props.creation_time = static_cast<int64_t>(std::time(nullptr));

@@ -31,8 +31,8 @@ size_t TableLookup::LocateBlock(const Table& table, std::string_view user_key) {
   return block;
 }
 
-void TableLookup::PrefetchRestarts(const Table& table, size_t block) {
-  table.rep_->PrefetchRestartEntries(block);
+void TableLookup::PrefetchSearch(const Table& table, size_t block, uint64_t user_key_hash) {
+  table.rep_->PrefetchSearch(block, user_key_hash);
 }
 
 absl::Status TableLookup::GetFromBlock(const Table& table, size_t block,

@@ -40,11 +40,12 @@ class TableLookup {
 
   // GetAfterFilter in three steps, so that a batch can keep many tables'
   // data blocks loading at once: LocateBlock finds the block that may hold
-  // the key and starts loading its tail; PrefetchRestarts, called once that
+  // the key and starts loading its tail; PrefetchSearch, called once that
   // tail has had time to arrive, starts loading the entries a search
-  // compares; GetFromBlock searches it. Prefetching helps mapped files only.
+  // reads (user_key_hash: KeyHash of the key, default HashSpec);
+  // GetFromBlock searches it. Prefetching helps mapped files only.
   static size_t LocateBlock(const Table& table, std::string_view user_key);
-  static void PrefetchRestarts(const Table& table, size_t block);
+  static void PrefetchSearch(const Table& table, size_t block, uint64_t user_key_hash);
   static absl::Status GetFromBlock(const Table& table, size_t block, std::string_view user_key,
                                    uint64_t* blocks_read, LookupResult* result);
 };

@@ -100,10 +100,13 @@ struct Table::Rep {
   // when none is.
   size_t FindDataBlock(std::string_view user_key) const;
   // For a mapped file, start loading what searching data block `i` reads
-  // first: its tail (restart array and trailer), then, once that is in
-  // cache, its restart entries. No-ops otherwise, or for i past the end.
+  // first: its tail (restart array, hash index, trailer), then, once that
+  // is in cache, what Block::PrefetchSearch says. No-ops otherwise, or for
+  // i past the end.
   void PrefetchBlockTail(size_t i) const;
-  void PrefetchRestartEntries(size_t i) const;
+  void PrefetchSearch(size_t i, uint64_t user_key_hash) const;
+  // Data blocks may carry hash indexes (table format 3).
+  bool HasHashIndexes() const { return context.format_version >= 3; }
   // The data block of index entry `i`, for a lookup: parsed in place, its
   // checksum verified on the first read only when its bytes are mapped.
   absl::StatusOr<internal::Block> ReadIndexedBlock(size_t i, bool count) const;

@@ -184,6 +184,7 @@ struct DataBlockInfo {
   // The rest only when status is OK.
   uint64_t raw_size = 0;  // Uncompressed, as the block's entries use it.
   uint64_t entries = 0, restarts = 0;
+  uint64_t hash_buckets = 0;                // Of its hash index (format 3); 0: none.
   uint64_t key_bytes = 0, value_bytes = 0;  // User keys and values.
   std::string first_key, last_key;          // User keys.
   uint64_t first_sequence = 0, last_sequence = 0;

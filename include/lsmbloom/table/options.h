@@ -47,6 +47,12 @@ struct TableOptions {
   size_t block_size = 4096;
   // Entries between full keys (restart points) inside a data block.
   int restart_interval = 16;
+  // Give each data block a hash index (2 bytes per key): a point lookup then
+  // reads one restart interval of the block instead of binary-searching its
+  // restart points, and, for most keys the block does not hold, nothing
+  // past the block's tail. Writes table format 3, which readers older than
+  // this option cannot open; off, the table is format 2.
+  bool data_block_hash_index = false;
   Compression compression = Compression::kNone;
   // The table's unique id (Table::unique_id()), which every block checksum
   // is bound to. 0, the default, draws a fresh random id for each table.

@@ -1,0 +1,137 @@
+// Data blocks with a hash index (TableOptions::data_block_hash_index, table
+// format 3): every answer as without it, whatever the block geometry, and a
+// damaged index an error, never a wrong answer.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/table_surgery.h"
+#include "tests/table_testutil.h"
+
+namespace lsmbloom {
+namespace {
+
+using testing::Entry;
+using Kind = LookupResult::Kind;
+
+TableOptions IndexedOptions(size_t block_size, int restart_interval) {
+  TableOptions options;
+  options.data_block_hash_index = true;
+  options.filter_policy = nullptr;  // Every lookup reaches a data block.
+  options.block_size = block_size;
+  options.restart_interval = restart_interval;
+  return options;
+}
+
+std::unique_ptr<Table> OpenTable(std::string bytes, bool verify = true) {
+  TableReadOptions read;
+  read.verify_checksums = verify;
+  auto table = Table::Open(NewMemRandomAccessFile(std::move(bytes)), read);
+  EXPECT_TRUE(table.ok()) << table.status();
+  return table.ok() ? std::move(*table) : nullptr;
+}
+
+// Small and large blocks, short and long intervals, and blocks of more
+// restarts than an index can name (interval 1, 16 KiB blocks), which are
+// written without one: present keys (several versions, tombstones), absent
+// keys inside every block's range, and a full scan all match the model.
+TEST(DataBlockHashIndexTest, IndexedTablesAnswerEveryKeyAsTheModel) {
+  const std::vector<Entry> entries = testing::MakeEntries(4000, 7);
+  for (const auto& [block_size, interval] :
+       std::vector<std::pair<size_t, int>>{{4096, 16}, {512, 4}, {256, 1}, {64, 2}, {16384, 1}}) {
+    SCOPED_TRACE(::testing::Message() << "block " << block_size << " interval " << interval);
+    std::unique_ptr<Table> table =
+        OpenTable(testing::BuildTable(entries, IndexedOptions(block_size, interval)));
+    ASSERT_NE(table, nullptr);
+    EXPECT_EQ(table->format_version(), 3u);
+    EXPECT_EQ(table->properties().format_version, 3u);
+    EXPECT_EQ(testing::CountWrongAnswers(*table, entries), 0u);
+    size_t wrong = 0;
+    for (uint64_t i = 0; i < 4000; ++i) {
+      // MakeEntries(_, 7) uses keys 3i + 1: the others are absent.
+      for (const std::string& key : {testing::TableKey(3 * i), testing::AbsentKey(i, 4000)}) {
+        absl::StatusOr<LookupResult> got = table->Get(key);
+        wrong += !got.ok() || got->kind != Kind::kNotFound;
+      }
+    }
+    EXPECT_EQ(wrong, 0u);
+    std::unique_ptr<TableIterator> it = table->NewIterator();
+    size_t n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next(), ++n) {
+      ASSERT_LT(n, entries.size());
+      ASSERT_EQ(it->entry().user_key, entries[n].key);
+      ASSERT_EQ(it->entry().sequence, entries[n].seq);
+    }
+    EXPECT_TRUE(it->status().ok()) << it->status();
+    EXPECT_EQ(n, entries.size());
+  }
+}
+
+TEST(DataBlockHashIndexTest, OnlyTablesWithTheIndexAreFormat3) {
+  const std::vector<Entry> entries = testing::MakeEntries(500, 1);
+  std::unique_ptr<Table> plain = OpenTable(testing::BuildTable(entries, TableOptions()));
+  ASSERT_NE(plain, nullptr);
+  EXPECT_EQ(plain->format_version(), 2u);
+  std::unique_ptr<Table> indexed = OpenTable(testing::BuildTable(entries, IndexedOptions(4096, 16)));
+  ASSERT_NE(indexed, nullptr);
+  EXPECT_EQ(indexed->format_version(), 3u);
+}
+
+// The index's bytes are under the block checksum: a flipped bucket is a
+// checksum error. Unverified, a bucket naming a restart the block lacks is
+// still an error, never an answer.
+TEST(DataBlockHashIndexTest, DamagedBucketsAreErrorsNeverWrongAnswers) {
+  const std::vector<Entry> entries = testing::MakeEntries(300, 1);
+  const std::string good = testing::BuildTable(entries, IndexedOptions(4096, 16));
+  std::vector<testing::Region> regions;
+  ASSERT_TRUE(testing::FindRegions(good, &regions));
+  const std::vector<testing::Region> data = testing::RegionsNamed(regions, "data");
+  ASSERT_FALSE(data.empty());
+
+  // Every bucket of every data block names restart 252: past the restarts
+  // of 4 KiB blocks of interval 16.
+  std::string bad = good;
+  for (const testing::Region& r : data) {
+    const size_t end = r.begin + r.block_size();
+    ASSERT_NE(testing::GetFixed32(bad.data() + end - 4) & 0x80000000u, 0u);
+    const size_t buckets = static_cast<uint8_t>(bad[end - 6]) | size_t{static_cast<uint8_t>(bad[end - 5])} << 8;
+    ASSERT_GT(buckets, 0u);
+    for (size_t b = end - 6 - buckets; b < end - 6; ++b) bad[b] = static_cast<char>(252);
+  }
+  for (bool verify : {true, false}) {
+    SCOPED_TRACE(verify ? "verified" : "unverified");
+    std::unique_ptr<Table> table = OpenTable(bad, verify);
+    ASSERT_NE(table, nullptr);
+    size_t errors = 0, lookups = 0;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      if (i > 0 && entries[i].key == entries[i - 1].key) continue;
+      absl::StatusOr<LookupResult> got = table->Get(entries[i].key);
+      ++lookups;
+      errors += !got.ok() && absl::IsDataLoss(got.status());
+    }
+    EXPECT_EQ(errors, lookups);
+  }
+}
+
+// A format 2 table knows no index: a data block whose restart count has
+// the index's bit set is damage there, even with its checksum made good.
+TEST(DataBlockHashIndexTest, IndexFlagInAFormat2TableIsDamage) {
+  const std::vector<Entry> entries = testing::MakeEntries(300, 1);
+  std::string bytes = testing::BuildTable(entries, TableOptions());
+  std::vector<testing::Region> regions;
+  ASSERT_TRUE(testing::FindRegions(bytes, &regions));
+  const testing::Region first = testing::RegionsNamed(regions, "data").front();
+  const size_t count_at = first.begin + first.block_size() - 4;
+  bytes[count_at + 3] = static_cast<char>(static_cast<uint8_t>(bytes[count_at + 3]) | 0x80);
+  testing::FixTrailer(&bytes, first, testing::Kind::kData);
+  std::unique_ptr<Table> table = OpenTable(bytes);
+  ASSERT_NE(table, nullptr);
+  absl::StatusOr<LookupResult> got = table->Get(entries.front().key);
+  ASSERT_FALSE(got.ok());
+  EXPECT_TRUE(absl::IsDataLoss(got.status())) << got.status();
+}
+
+}  // namespace
+}  // namespace lsmbloom

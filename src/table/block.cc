@@ -96,7 +96,7 @@ void Block::PrefetchSearch(std::string_view contents, uint64_t user_key_hash) {
     if (bucket == kBucketEmpty) return;
     if (bucket < layout.num_restarts) {
       const uint32_t from = DecodeFixed32(restarts + 4 * bucket);
-      const uint32_t to = bucket + 1 < layout.num_restarts
+      const uint32_t to = uint32_t{bucket} + 1 < layout.num_restarts
                               ? DecodeFixed32(restarts + 4 * (bucket + 1))
                               : static_cast<uint32_t>(layout.restarts_offset);
       for (uint32_t at = from; at < to && at < layout.restarts_offset && at < from + 2048;

@@ -52,6 +52,7 @@ StoreOptions CrashOptions(WalSync::Mode mode) {
   options.level1_max_bytes = 64 << 10;
   options.level_size_multiplier = 4;
   options.table_options.block_size = 1024;
+  options.table_options.data_block_hash_index = true;  // Format 3 tables too.
   return options;
 }
 

@@ -55,6 +55,40 @@ TEST_F(SstInspectTest, BlocksListsEveryDataBlockTheIndexAndTheMetaIndex) {
       << r.out;
 }
 
+// A table written with data-block hash indexes (format 3): blocks lists
+// each block's buckets (two per key, as each key here has one version) and
+// says how many blocks have one; props names the format.
+TEST(SstInspectBlocksTest, BlocksShowTheHashIndexesOfAFormat3Table) {
+  std::vector<Entry> entries;
+  for (int i = 0; i < 500; ++i) {
+    char key[32];
+    std::snprintf(key, sizeof(key), "user%06d", i);
+    entries.push_back({key, 1, EntryType::kValue, std::string(20, 'v')});
+  }
+  const std::string path = TempPath("indexed.sst");
+  TableOptions options;
+  options.data_block_hash_index = true;
+  WriteTable(path, entries, options);
+  RunResult r = RunTool("blocks --json " + Shell(path));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json file = FirstFile(r.out);
+  double buckets = 0, keys = 0;
+  ASSERT_GT(file["data_blocks"].size(), 1u);
+  for (const Json& b : file["data_blocks"]) {
+    EXPECT_EQ(b["error"].get<std::string>(), "");
+    buckets += b["hash_buckets"].get<double>();
+    keys += b["entries"].get<double>();
+  }
+  EXPECT_EQ(keys, 500);
+  EXPECT_EQ(buckets, 2 * keys);
+  r = RunTool("blocks " + Shell(path));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("hash indexes"), std::string::npos) << r.out;
+  r = RunTool("props " + Shell(path));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("lsmbloom table v3"), std::string::npos) << r.out;
+}
+
 TEST(SstInspectSizesTest, SizesGiveKeyAndValueStatisticsAndWhatEachCompressionWouldStore) {
   std::vector<Entry> entries;
   for (int i = 0; i < 2000; ++i) {

@@ -1,5 +1,7 @@
 #include "src/lookup/version.h"
 
+#include <algorithm>
+
 #include "lsmbloom/filter/filter_policy.h"
 #include "lsmbloom/filter/key_hash.h"
 #include "src/table/table_lookup.h"
@@ -72,6 +74,50 @@ void Version::Index(const LookupOptions& options) {
       largest_prefix[level].push_back(m.largest_prefix);
     }
   }
+  MapIntervals();
+}
+
+void Version::MapIntervals() {
+  bound_prefixes.clear();
+  interval_first.clear();
+  interval_files.clear();
+  interval_skips.clear();
+  size_t files = 0;
+  for (const auto& level : meta) files += level.size();
+  if (files == 0 || files > kMaxMappedFiles) return;
+  for (int level = 0; level < kNumLevels; ++level) {
+    bound_prefixes.insert(bound_prefixes.end(), smallest_prefix[level].begin(),
+                          smallest_prefix[level].end());
+    bound_prefixes.insert(bound_prefixes.end(), largest_prefix[level].begin(),
+                          largest_prefix[level].end());
+  }
+  std::sort(bound_prefixes.begin(), bound_prefixes.end());
+  bound_prefixes.erase(std::unique(bound_prefixes.begin(), bound_prefixes.end()),
+                       bound_prefixes.end());
+  // A prefix strictly inside interval i (i > 0) is above every bound up to
+  // bound_prefixes[i - 1] and below every bound from bound_prefixes[i] on:
+  // a file holds such keys when its smallest prefix is at most the first
+  // and its largest at least the second. Interval 0 is below every bound.
+  const size_t m = bound_prefixes.size();
+  for (size_t i = 0; i <= m; ++i) {
+    interval_first.push_back(static_cast<uint32_t>(interval_files.size()));
+    RangeSkips skips;
+    for (int level = 0; level < kNumLevels; ++level) {
+      bool found = false;
+      for (const FileMeta& f : meta[level]) {
+        if (i > 0 && i < m && f.smallest_prefix <= bound_prefixes[i - 1] &&
+            f.largest_prefix >= bound_prefixes[i]) {
+          interval_files.push_back(&f);
+          found = true;
+        } else if (level == 0) {
+          ++skips.level0;
+        }
+      }
+      if (level > 0 && !meta[level].empty() && !found) skips.level_mask |= 1u << level;
+    }
+    interval_skips.push_back(skips);
+  }
+  interval_first.push_back(static_cast<uint32_t>(interval_files.size()));
 }
 
 size_t Version::FindCandidates(std::string_view key, const FileMeta** out,
@@ -86,6 +132,20 @@ size_t Version::FindCandidates(std::string_view key, const FileMeta** out,
     return 0;
   }
   const uint64_t key_prefix = OrderedPrefix8(key, common_prefix.size());
+  if (!bound_prefixes.empty()) {
+    const size_t i = BranchlessLowerBound(bound_prefixes.data(), bound_prefixes.size(), key_prefix);
+    if (i == bound_prefixes.size() || bound_prefixes[i] != key_prefix) {
+      const uint32_t first = interval_first[i], end = interval_first[i + 1];
+      std::copy(interval_files.data() + first, interval_files.data() + end, out);
+      *skips = interval_skips[i];
+      return end - first;
+    }
+  }
+  return SearchLevels(key, key_prefix, out, skips);
+}
+
+size_t Version::SearchLevels(std::string_view key, uint64_t key_prefix, const FileMeta** out,
+                             RangeSkips* skips) const {
   size_t n = 0;
   // Level-0 files overlap in no predictable way: append without branching.
   const uint64_t* smallest0 = smallest_prefix[0].data();

@@ -78,6 +78,25 @@ struct Version {
   // "user000012345678"). A key without it is outside every file; with it,
   // the 8 bytes after it tell most keys and bounds apart.
   std::string common_prefix;
+
+  // Every file's candidates at once, for versions of at most
+  // kMaxMappedFiles files: the distinct prefixes of all bounds, sorted, cut
+  // the key space into intervals, and a key whose prefix lies strictly
+  // inside interval i (between bound_prefixes[i - 1] and [i]) has the
+  // candidates interval_files[interval_first[i], interval_first[i + 1]),
+  // newest first, and the range skips interval_skips[i]. A key whose
+  // prefix equals a bound's takes the per-level search.
+  static constexpr size_t kMaxMappedFiles = 256;
+  std::vector<uint64_t> bound_prefixes;
+  std::vector<uint32_t> interval_first;
+  std::vector<const FileMeta*> interval_files;
+  std::vector<RangeSkips> interval_skips;
+
+ private:
+  void MapIntervals();
+  // FindCandidates by searching each level.
+  size_t SearchLevels(std::string_view key, uint64_t key_prefix, const FileMeta** out,
+                      RangeSkips* skips) const;
 };
 
 }  // namespace internal

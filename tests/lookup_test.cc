@@ -279,6 +279,51 @@ TEST(LookupTest, RandomLsmMatchesModelAndMultiGetMatchesGet) {
   }
 }
 
+// Past the file count for which a version precomputes every key range's
+// candidates (256), lookups search each level instead: a version of 330
+// files answers as the model, by Get and by MultiGet.
+TEST(LookupTest, VersionsOfManyFilesAnswerAsTheModel) {
+  Lsm lsm;
+  uint64_t seq = 1;
+  for (int f = 0; f < 300; ++f) {  // Level 2: three keys a file.
+    std::vector<Entry> e;
+    for (int i = 3 * f; i < 3 * f + 3; ++i) e.push_back(Put(testing::TableKey(2 * i), seq++, "l2"));
+    lsm.AddFile(2, e);
+  }
+  for (int f = 0; f < 25; ++f) {  // Level 1: overwrites and deletes.
+    std::vector<Entry> e;
+    for (int i = 36 * f; i < 36 * f + 30; i += 5) {
+      e.push_back(i % 2 == 0 ? Put(testing::TableKey(2 * i), seq++, "l1")
+                             : Del(testing::TableKey(2 * i), seq++));
+    }
+    lsm.AddFile(1, e);
+  }
+  std::mt19937_64 rng(8);
+  for (int f = 0; f < 5; ++f) {  // Level 0: random keys.
+    std::map<std::string, Entry> e;
+    for (int i = 0; i < 40; ++i) {
+      const std::string k = testing::TableKey(2 * (rng() % 900));
+      e[k] = Put(k, seq++, "l0-" + std::to_string(f));
+    }
+    std::vector<Entry> v;
+    for (auto& [k, x] : e) v.push_back(x);
+    lsm.AddFile(0, v);
+  }
+  ASSERT_GT(lsm.next_file - 1, 256u);
+  std::vector<std::string> probes;
+  for (int i = 0; i < 1810; ++i) probes.push_back(testing::TableKey(i));
+  std::vector<std::string_view> batch(probes.begin(), probes.end());
+  auto multi = lsm.set.MultiGet(batch);
+  size_t wrong = 0;
+  for (size_t i = 0; i < probes.size(); ++i) {
+    absl::StatusOr<LookupResult> got = lsm.set.Get(probes[i]);
+    ASSERT_TRUE(got.ok() && multi[i].ok());
+    wrong += !testing::SameAsModel(*got, lsm.Expected(probes[i]));
+    wrong += !testing::SameAsModel(*multi[i], lsm.Expected(probes[i]));
+  }
+  EXPECT_EQ(wrong, 0u);
+}
+
 // One LookupResult reused over a random LSM's keys (found, deleted and
 // absent, in random order) answers as the model each time, with nothing of
 // an earlier answer left in a later one, and keeps its value's bytes.

@@ -116,6 +116,13 @@ void Version::MapIntervals() {
       if (level > 0 && !meta[level].empty() && !found) skips.level_mask |= 1u << level;
     }
     interval_skips.push_back(skips);
+    if (interval_files.size() > kMaxMappedEntries) {  // Many overlapping level-0 files.
+      bound_prefixes.clear();
+      interval_first.clear();
+      interval_files.clear();
+      interval_skips.clear();
+      return;
+    }
   }
   interval_first.push_back(static_cast<uint32_t>(interval_files.size()));
 }

@@ -80,13 +80,15 @@ struct Version {
   std::string common_prefix;
 
   // Every file's candidates at once, for versions of at most
-  // kMaxMappedFiles files: the distinct prefixes of all bounds, sorted, cut
+  // kMaxMappedFiles files whose lists take at most kMaxMappedEntries
+  // pointers (512 KiB): the distinct prefixes of all bounds, sorted, cut
   // the key space into intervals, and a key whose prefix lies strictly
   // inside interval i (between bound_prefixes[i - 1] and [i]) has the
   // candidates interval_files[interval_first[i], interval_first[i + 1]),
   // newest first, and the range skips interval_skips[i]. A key whose
   // prefix equals a bound's takes the per-level search.
   static constexpr size_t kMaxMappedFiles = 256;
+  static constexpr size_t kMaxMappedEntries = size_t{1} << 16;
   std::vector<uint64_t> bound_prefixes;
   std::vector<uint32_t> interval_first;
   std::vector<const FileMeta*> interval_files;

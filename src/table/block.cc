@@ -1,5 +1,7 @@
 #include "src/table/block.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "src/table/data_block_hash_index.h"
 #include "src/util/coding.h"
@@ -9,15 +11,16 @@ namespace internal {
 
 int CompareBytes(std::string_view a, std::string_view b) { return a.compare(b); }
 
-bool Block::Locate(std::string_view data, Layout* layout) {
+bool Block::Locate(std::string_view data, bool may_have_hash_index, Layout* layout) {
   if (data.size() < 4) return false;
   const uint32_t count = DecodeFixed32(data.data() + data.size() - 4);
   size_t tail = 4;  // Bytes after the restart array.
+  layout->count = count;
   layout->num_restarts = count & ~kHashIndexFlag;
   layout->buckets = nullptr;
   layout->num_buckets = 0;
   if ((count & kHashIndexFlag) != 0) {
-    if (data.size() < 6) return false;
+    if (!may_have_hash_index || data.size() < 6) return false;
     const auto* p = reinterpret_cast<const unsigned char*>(data.data() + data.size() - 6);
     layout->num_buckets = p[0] | uint32_t{p[1]} << 8;
     tail = 6 + uint64_t{layout->num_buckets};
@@ -46,12 +49,10 @@ absl::StatusOr<Block> Block::Parse(BlockContents contents, std::string_view what
     return absl::DataLossError(absl::StrCat(std::string(what), ": block too short"));
   }
   Layout layout;
-  const uint32_t count = DecodeFixed32(data.data() + data.size() - 4);
-  if ((!may_have_hash_index && (count & kHashIndexFlag) != 0) || !Locate(data, &layout)) {
-    return absl::DataLossError(absl::StrCat(std::string(what), ": bad restart count ", count,
-                                            (count & kHashIndexFlag) != 0 && may_have_hash_index
-                                                ? " (or hash index size)"
-                                                : ""));
+  if (!Locate(data, may_have_hash_index, &layout)) {
+    const bool indexed = (layout.count & kHashIndexFlag) != 0 && may_have_hash_index;
+    return absl::DataLossError(absl::StrCat(std::string(what), ": bad restart count ", layout.count,
+                                            indexed ? " (or hash index size)" : ""));
   }
   if (layout.buckets != nullptr && layout.num_restarts > kMaxIndexedRestarts) {
     return absl::DataLossError(absl::StrCat(std::string(what), ": hash index over ",
@@ -88,25 +89,35 @@ void Block::PrefetchRestarts(const char* data, size_t entries_size, const char* 
 
 void Block::PrefetchSearch(std::string_view contents, uint64_t user_key_hash) {
   Layout layout;
-  if (!Locate(contents, &layout)) return;
+  // Unverified bytes: read an index wherever one is flagged (only loads follow).
+  if (!Locate(contents, /*may_have_hash_index=*/true, &layout)) return;
   const char* restarts = contents.data() + layout.restarts_offset;
+  const uint32_t restarts_offset = static_cast<uint32_t>(layout.restarts_offset);
   if (layout.buckets != nullptr) {
     const uint8_t bucket =
         static_cast<uint8_t>(layout.buckets[BucketOf(user_key_hash, layout.num_buckets)]);
     if (bucket == kBucketEmpty) return;
     if (bucket < layout.num_restarts) {
       const uint32_t from = DecodeFixed32(restarts + 4 * bucket);
-      const uint32_t to = uint32_t{bucket} + 1 < layout.num_restarts
-                              ? DecodeFixed32(restarts + 4 * (bucket + 1))
-                              : static_cast<uint32_t>(layout.restarts_offset);
-      for (uint32_t at = from; at < to && at < layout.restarts_offset && at < from + 2048;
-           at += 64) {
-        __builtin_prefetch(contents.data() + at);
-      }
+      const uint32_t to = IntervalEnd(restarts, layout.num_restarts, restarts_offset, bucket);
+      PrefetchSpan(contents.data(), from, std::min(to, restarts_offset));
       return;
     }
   }
-  PrefetchRestarts(contents.data(), layout.restarts_offset, restarts, layout.num_restarts);
+  PrefetchRestarts(contents.data(), restarts_offset, restarts, layout.num_restarts);
+}
+
+uint32_t Block::IntervalEnd(const char* restarts, uint32_t num_restarts, uint32_t restarts_offset,
+                            uint32_t index) {
+  return index + 1 < num_restarts ? DecodeFixed32(restarts + 4 * (index + 1)) : restarts_offset;
+}
+
+uint32_t Block::IntervalEnd(uint32_t index) const {
+  return IntervalEnd(data_.data() + restarts_offset_, num_restarts_, restarts_offset_, index);
+}
+
+void Block::PrefetchSpan(const char* data, uint32_t from, uint32_t to) {
+  for (uint32_t at = from; at < to && at - from < 2048; at += 64) __builtin_prefetch(data + at);
 }
 
 uint32_t Block::RestartOffset(uint32_t index) const {
@@ -196,8 +207,7 @@ void Block::Iterator::Seek(std::string_view target) {
 void Block::Iterator::SeekInInterval(uint32_t restart, std::string_view target) {
   status_ = absl::OkStatus();
   PrefetchInterval(restart);
-  const uint32_t end = restart + 1 < block_->num_restarts_ ? block_->RestartOffset(restart + 1)
-                                                           : block_->restarts_offset_;
+  const uint32_t end = block_->IntervalEnd(restart);
   SeekToRestart(restart);
   while (valid_ && cmp_(key(), target) < 0) {
     if (next_ >= end) {
@@ -210,14 +220,8 @@ void Block::Iterator::SeekInInterval(uint32_t restart, std::string_view target) 
 
 void Block::Iterator::PrefetchInterval(uint32_t index) const {
   // The scan parses entries one after another: load the interval's lines
-  // together first (its first line is the one the scan starts with).
-  const char* from = block_->data_.data() + block_->RestartOffset(index);
-  const char* to = block_->data_.data() + (index + 1 < block_->num_restarts_
-                                               ? block_->RestartOffset(index + 1)
-                                               : block_->restarts_offset_);
-  for (const char* line = from + 64; line < to && line < from + 2048; line += 64) {
-    __builtin_prefetch(line);
-  }
+  // together first.
+  PrefetchSpan(block_->data_.data(), block_->RestartOffset(index), block_->IntervalEnd(index));
 }
 
 }  // namespace internal

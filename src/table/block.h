@@ -102,15 +102,25 @@ class Block {
         num_buckets_(num_buckets),
         what_(std::move(what)) {}
   // Where the restart array and the hash index are in `data`; false if the
-  // block is too short for what its restart count declares.
+  // block is too short for what its restart count declares, or has an index
+  // where none may be.
   struct Layout {
+    uint32_t count = 0;  // The block's last fixed32, as stored.
     uint32_t num_restarts = 0;
     size_t restarts_offset = 0;
     const char* buckets = nullptr;
     uint32_t num_buckets = 0;
   };
-  static bool Locate(std::string_view data, Layout* layout);
+  static bool Locate(std::string_view data, bool may_have_hash_index, Layout* layout);
   uint32_t RestartOffset(uint32_t index) const;
+  // Where restart interval `index` ends: at the next restart point, or at
+  // the restart array after the last one.
+  static uint32_t IntervalEnd(const char* restarts, uint32_t num_restarts, uint32_t restarts_offset,
+                              uint32_t index);
+  uint32_t IntervalEnd(uint32_t index) const;
+  // Starts loading the lines of data[from, to), at most 2 KiB of them: an
+  // interval a scan is about to parse entry by entry.
+  static void PrefetchSpan(const char* data, uint32_t from, uint32_t to);
   // The loop of PrefetchRestartEntries, for `restarts` at the end of
   // `entries_size` bytes of entries starting at `data`.
   static void PrefetchRestarts(const char* data, size_t entries_size, const char* restarts,

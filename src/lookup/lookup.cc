@@ -172,7 +172,7 @@ bool TableSet::SearchFile(const TableFile& file, std::string_view key, uint64_t 
     if (ruled_out) return false;
   }
   uint64_t reads = 0;
-  *status = TableLookup::GetAfterFilter(table, key, &reads, result);
+  *status = TableLookup::GetAfterFilter(table, key, hash, &reads, result);
   const bool found = status->ok() && result->kind != LookupResult::Kind::kNotFound;
   if (counts != nullptr) counts->AddSearch(level, reads, spec != nullptr && found);
   // An error ends the lookup too: never guess.
@@ -213,8 +213,8 @@ absl::Status TableSet::SearchCandidates(const FileMeta* const* files, const bool
     if (m.probe) {
       uint64_t reads = 0;
       status = blocks != nullptr
-                   ? TableLookup::GetFromBlock(*m.table, blocks[j], key, &reads, result)
-                   : TableLookup::GetAfterFilter(*m.table, key, &reads, result);
+                   ? TableLookup::GetFromBlock(*m.table, blocks[j], key, hash, &reads, result)
+                   : TableLookup::GetAfterFilter(*m.table, key, hash, &reads, result);
       if (counts != nullptr) {
         counts->AddSearch(level, reads,
                           status.ok() && result->kind != LookupResult::Kind::kNotFound);

@@ -351,23 +351,24 @@ absl::StatusOr<LookupResult> Table::Get(std::string_view user_key) const {
   LookupResult result;
   absl::Status s;
   if (!rep_->whole_key_filter) {
-    s = rep_->Search(user_key, false, true, nullptr, &result);
+    s = rep_->Search(user_key, KeyHash(user_key), false, true, nullptr, &result);
   } else if (rep_->counters.CountFilterAnswer(rep_->filter->KeyMayMatch(user_key))) {
-    s = rep_->Search(user_key, true, true, nullptr, &result);
+    s = rep_->Search(user_key, KeyHash(user_key), true, true, nullptr, &result);
   }
   if (!s.ok()) return s;
   return result;
 }
 
-absl::Status Table::Rep::Search(std::string_view user_key, bool filter_said_maybe, bool count,
-                                uint64_t* blocks_read, LookupResult* result) const {
-  return SearchBlock(FindDataBlock(user_key), user_key, filter_said_maybe, count, blocks_read,
-                     result);
+absl::Status Table::Rep::Search(std::string_view user_key, uint64_t user_key_hash,
+                                bool filter_said_maybe, bool count, uint64_t* blocks_read,
+                                LookupResult* result) const {
+  return SearchBlock(FindDataBlock(user_key), user_key, user_key_hash, filter_said_maybe, count,
+                     blocks_read, result);
 }
 
 absl::Status Table::Rep::SearchBlock(size_t entry, std::string_view user_key,
-                                     bool filter_said_maybe, bool count, uint64_t* blocks_read,
-                                     LookupResult* result) const {
+                                     uint64_t user_key_hash, bool filter_said_maybe, bool count,
+                                     uint64_t* blocks_read, LookupResult* result) const {
   result->kind = LookupResult::Kind::kNotFound;
   result->sequence = 0;
   result->value.clear();  // Keeps its capacity for the next answer.
@@ -385,7 +386,7 @@ absl::Status Table::Rep::SearchBlock(size_t entry, std::string_view user_key,
   if (block->num_hash_buckets() == 0) {
     it.Seek(target);
   } else {
-    const int restart = block->HashLookup(KeyHash(user_key));
+    const int restart = block->HashLookup(user_key_hash);
     if (restart == Block::kNotInBlock) return absl::OkStatus();
     if (restart == Block::kBadBucket) {
       return absl::DataLossError("data block: hash index names a restart the block lacks");

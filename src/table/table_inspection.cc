@@ -1,6 +1,7 @@
 #include "src/table/table_inspection.h"
 
 #include "absl/strings/str_cat.h"
+#include "lsmbloom/filter/key_hash.h"
 #include "src/table/block.h"
 #include "src/table/table_rep.h"
 
@@ -50,7 +51,8 @@ absl::StatusOr<LookupResult> TableInspection::GetUnfiltered(const Table& table,
                                                             std::string_view user_key) {
   LookupResult result;
   absl::Status s =
-      table.rep_->Search(user_key, /*filter_said_maybe=*/false, /*count=*/false, nullptr, &result);
+      table.rep_->Search(user_key, KeyHash(user_key), /*filter_said_maybe=*/false, /*count=*/false,
+                         nullptr, &result);
   if (!s.ok()) return s;
   return result;
 }

@@ -20,9 +20,10 @@ void TableLookup::HashesMayMatch(const Table& table, absl::Span<const uint64_t> 
 }
 
 absl::Status TableLookup::GetAfterFilter(const Table& table, std::string_view user_key,
-                                         uint64_t* blocks_read, LookupResult* result) {
-  return table.rep_->Search(user_key, /*filter_said_maybe=*/false, /*count=*/false, blocks_read,
-                            result);
+                                         uint64_t user_key_hash, uint64_t* blocks_read,
+                                         LookupResult* result) {
+  return table.rep_->Search(user_key, user_key_hash, /*filter_said_maybe=*/false, /*count=*/false,
+                            blocks_read, result);
 }
 
 size_t TableLookup::LocateBlock(const Table& table, std::string_view user_key) {
@@ -36,10 +37,10 @@ void TableLookup::PrefetchSearch(const Table& table, size_t block, uint64_t user
 }
 
 absl::Status TableLookup::GetFromBlock(const Table& table, size_t block,
-                                       std::string_view user_key, uint64_t* blocks_read,
-                                       LookupResult* result) {
-  return table.rep_->SearchBlock(block, user_key, /*filter_said_maybe=*/false, /*count=*/false,
-                                 blocks_read, result);
+                                       std::string_view user_key, uint64_t user_key_hash,
+                                       uint64_t* blocks_read, LookupResult* result) {
+  return table.rep_->SearchBlock(block, user_key, user_key_hash, /*filter_said_maybe=*/false,
+                                 /*count=*/false, blocks_read, result);
 }
 
 }  // namespace internal

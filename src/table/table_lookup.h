@@ -34,20 +34,22 @@ class TableLookup {
 
   // The lookup once the filter said "maybe" or was not consulted: the index
   // and one data block. Adds the data blocks read to *blocks_read, if given.
-  // The answer goes to *result, whose value keeps its capacity.
+  // The answer goes to *result, whose value keeps its capacity. Here and
+  // below, user_key_hash is KeyHash(user_key) with the default HashSpec.
   static absl::Status GetAfterFilter(const Table& table, std::string_view user_key,
-                                     uint64_t* blocks_read, LookupResult* result);
+                                     uint64_t user_key_hash, uint64_t* blocks_read,
+                                     LookupResult* result);
 
   // GetAfterFilter in three steps, so that a batch can keep many tables'
   // data blocks loading at once: LocateBlock finds the block that may hold
   // the key and starts loading its tail; PrefetchSearch, called once that
   // tail has had time to arrive, starts loading the entries a search
-  // reads (user_key_hash: KeyHash of the key, default HashSpec);
-  // GetFromBlock searches it. Prefetching helps mapped files only.
+  // reads; GetFromBlock searches it. Prefetching helps mapped files only.
   static size_t LocateBlock(const Table& table, std::string_view user_key);
   static void PrefetchSearch(const Table& table, size_t block, uint64_t user_key_hash);
   static absl::Status GetFromBlock(const Table& table, size_t block, std::string_view user_key,
-                                   uint64_t* blocks_read, LookupResult* result);
+                                   uint64_t user_key_hash, uint64_t* blocks_read,
+                                   LookupResult* result);
 };
 
 }  // namespace internal

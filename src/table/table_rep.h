@@ -115,12 +115,14 @@ struct Table::Rep {
   // filter not consulted. Counts, when `count`, the block read and (when
   // `filter_said_maybe`) the filter's positive. Adds the data blocks read to
   // *blocks_read, if given. Writes the answer to *result, reusing its
-  // value's capacity; on error *result is unspecified.
-  absl::Status Search(std::string_view user_key, bool filter_said_maybe, bool count,
-                      uint64_t* blocks_read, LookupResult* result) const;
+  // value's capacity; on error *result is unspecified. user_key_hash is
+  // KeyHash(user_key) with the default HashSpec (for hash indexes).
+  absl::Status Search(std::string_view user_key, uint64_t user_key_hash, bool filter_said_maybe,
+                      bool count, uint64_t* blocks_read, LookupResult* result) const;
   // Search, with FindDataBlock(user_key) already known.
-  absl::Status SearchBlock(size_t entry, std::string_view user_key, bool filter_said_maybe,
-                           bool count, uint64_t* blocks_read, LookupResult* result) const;
+  absl::Status SearchBlock(size_t entry, std::string_view user_key, uint64_t user_key_hash,
+                           bool filter_said_maybe, bool count, uint64_t* blocks_read,
+                           LookupResult* result) const;
 
   void LoadFilter(const std::string& policy_name, const internal::BlockHandle& handle);
 

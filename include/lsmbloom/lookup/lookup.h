@@ -174,8 +174,8 @@ class TableSet {
   };
 
   std::shared_ptr<const internal::Version> current() const;
-  // Searches the candidate files of `key` (newest first) until one answers;
-  // maybe[j] is the filter's answer for files[j] when it was probed, and
+  // Searches the candidate files of `key` (newest first, hash ==
+  // KeyHash(key)) until one answers; maybe[j] is the filter's answer for files[j] when it was probed, and
   // blocks[j] (if blocks is not null) the data block located for it then.
   // *stopped_at: the level of the file that answered, or the last level.
   // counts (here and below) is null when counters are not kept.

@@ -65,6 +65,23 @@ TEST(SearchTest, OrderedPrefix8OrdersStringsAsTheirBytesDo) {
   }
 }
 
+// The word-at-a-time prefix test answers as a byte compare, for prefixes
+// shorter than, as long as and longer than a word, differing in any byte.
+TEST(SearchTest, StartsWithAgreesWithAByteCompare) {
+  std::mt19937_64 rng(17);
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::string s, prefix;
+    const size_t s_size = rng() % 21, prefix_size = rng() % 21;
+    for (size_t i = 0; i < s_size; ++i) s += "ab"[rng() % 2];
+    // Mostly a true prefix of s with at most one byte changed.
+    prefix = s.substr(0, prefix_size);
+    while (prefix.size() < prefix_size) prefix += 'a';
+    if (!prefix.empty() && rng() % 2 == 0) prefix[rng() % prefix.size()] ^= 1;
+    const bool want = s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+    ASSERT_EQ(StartsWith(s, prefix), want) << "s " << s << " prefix " << prefix;
+  }
+}
+
 }  // namespace
 }  // namespace internal
 }  // namespace lsmbloom

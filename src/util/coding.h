@@ -59,16 +59,35 @@ inline size_t CommonPrefixLength(std::string_view a, std::string_view b) {
   return n;
 }
 
+// Whether `s` begins with `prefix`, a word at a time: for the short common
+// prefixes of keys a call to memcmp costs more than the compare.
+inline bool StartsWith(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  size_t i = 0;
+  for (; i + 8 <= prefix.size(); i += 8) {
+    uint64_t a, b;
+    std::memcpy(&a, s.data() + i, sizeof(a));
+    std::memcpy(&b, prefix.data() + i, sizeof(b));
+    if (a != b) return false;
+  }
+  for (; i < prefix.size(); ++i) {
+    if (s[i] != prefix[i]) return false;
+  }
+  return true;
+}
+
 // Bytes [from, from + 8) of `s` as a big-endian number, zero-padded. Among
 // strings that share their first `from` bytes, different numbers order
 // their strings as the bytes do; equal numbers need a full compare.
 inline uint64_t OrderedPrefix8(std::string_view s, size_t from) {
-  if (s.size() >= from + 8) {
-    // Written out so that the compiler makes it one load and a byte swap.
-    const auto* b = reinterpret_cast<const unsigned char*>(s.data() + from);
-    return uint64_t{b[0]} << 56 | uint64_t{b[1]} << 48 | uint64_t{b[2]} << 40 |
-           uint64_t{b[3]} << 32 | uint64_t{b[4]} << 24 | uint64_t{b[5]} << 16 |
-           uint64_t{b[6]} << 8 | uint64_t{b[7]};
+  if (s.size() >= 8 && from < s.size()) {
+    // One load and a byte swap: of bytes [from, from + 8) when s has them,
+    // else of its last 8 bytes, shifted so that byte `from` leads and
+    // zeros fill in after the end.
+    const size_t start = s.size() >= from + 8 ? from : s.size() - 8;
+    uint64_t v;
+    std::memcpy(&v, s.data() + start, sizeof(v));
+    return __builtin_bswap64(v) << (8 * (from - start));
   }
   uint64_t p = 0;
   const size_t end = s.size() < from + 8 ? s.size() : from + 8;

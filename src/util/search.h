@@ -11,14 +11,14 @@ namespace internal {
 
 // Index of the first of `n` sorted values that is >= x (n if none), as
 // std::lower_bound. A lookup's keys are unpredictable, so a branchy search
-// mispredicts about every other step: this one halves with arithmetic
-// (which the compiler keeps as a conditional move) down to a few values,
+// mispredicts about every other step: this one halves with a conditional
+// move (one cycle on the chain of dependent loads) down to a few values,
 // then counts those below x, which has no chain of dependent loads.
 inline size_t BranchlessLowerBound(const uint64_t* values, size_t n, uint64_t x) {
   size_t lo = 0;
   while (n > 8) {
     const size_t half = n / 2;
-    lo += static_cast<size_t>(values[lo + half - 1] < x) * half;
+    lo = values[lo + half - 1] < x ? lo + half : lo;
     n -= half;
   }
   size_t below = 0;

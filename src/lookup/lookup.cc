@@ -245,9 +245,11 @@ absl::Status TableSet::Get(std::string_view key, LookupResult* result) const {
   if (options_.count_stats) counts.emplace().lookups = 1;
 
   // 1. The candidate files, newest first, from the compact view alone.
-  StackScratch<const FileMeta*, 32> candidates(v->max_candidates());
+  StackScratch<const FileMeta*, 32> scratch(v->max_candidates());
   RangeSkips skips;
-  const size_t n = v->FindCandidates(key, candidates.data(), &skips);
+  const absl::Span<const FileMeta* const> candidates =
+      v->FindCandidates(key, scratch.data(), &skips);
+  const size_t n = candidates.size();
 
   // 2. Every candidate's filter block in flight at once, probed in one call
   // (a candidate whose filter is not probed here matches everything).
@@ -303,13 +305,15 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
       KeyPlan& plan = plans[i];
       plan.first = num_pairs;
       plan.skips = RangeSkips();
-      plan.count =
-          static_cast<uint32_t>(v->FindCandidates(keys[start + i], &pairs[num_pairs], &plan.skips));
-      num_pairs += plan.count;
-      for (uint32_t p = plan.first; p < num_pairs; ++p) {
-        views[p] = &pairs[p]->filter;
-        view_hashes[p] = hashes[i];
+      const absl::Span<const FileMeta* const> candidates =
+          v->FindCandidates(keys[start + i], &pairs[num_pairs], &plan.skips);
+      plan.count = static_cast<uint32_t>(candidates.size());
+      for (uint32_t c = 0; c < plan.count; ++c) {
+        pairs[num_pairs + c] = candidates[c];  // Already there if written to scratch.
+        views[num_pairs + c] = &candidates[c]->filter;
+        view_hashes[num_pairs + c] = hashes[i];
       }
+      num_pairs += plan.count;
     }
 
     // 2. All probes of the chunk in one call, many blocks in flight.

@@ -127,28 +127,28 @@ void Version::MapIntervals() {
   interval_first.push_back(static_cast<uint32_t>(interval_files.size()));
 }
 
-size_t Version::FindCandidates(std::string_view key, const FileMeta** out,
-                               RangeSkips* skips) const {
-  if (key.substr(0, common_prefix.size()) != common_prefix) {
+absl::Span<const FileMeta* const> Version::FindCandidates(std::string_view key,
+                                                          const FileMeta** scratch,
+                                                          RangeSkips* skips) const {
+  if (!StartsWith(key, common_prefix)) {
     // Outside every file's range: every level-0 file and one file of
     // each other level passed over.
     skips->level0 = static_cast<uint32_t>(meta[0].size());
     for (int level = 1; level < kNumLevels; ++level) {
       if (!meta[level].empty()) skips->level_mask |= 1u << level;
     }
-    return 0;
+    return {};
   }
   const uint64_t key_prefix = OrderedPrefix8(key, common_prefix.size());
   if (!bound_prefixes.empty()) {
     const size_t i = BranchlessLowerBound(bound_prefixes.data(), bound_prefixes.size(), key_prefix);
     if (i == bound_prefixes.size() || bound_prefixes[i] != key_prefix) {
       const uint32_t first = interval_first[i], end = interval_first[i + 1];
-      std::copy(interval_files.data() + first, interval_files.data() + end, out);
       *skips = interval_skips[i];
-      return end - first;
+      return absl::MakeConstSpan(interval_files.data() + first, end - first);
     }
   }
-  return SearchLevels(key, key_prefix, out, skips);
+  return absl::MakeConstSpan(scratch, SearchLevels(key, key_prefix, scratch, skips));
 }
 
 size_t Version::SearchLevels(std::string_view key, uint64_t key_prefix, const FileMeta** out,

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/lookup/lookup.h"
 
@@ -64,10 +65,12 @@ struct Version {
   // of each other level.
   size_t max_candidates() const { return meta[0].size() + kNumLevels - 1; }
 
-  // Writes the files whose range holds `key` to out[0, n), newest first,
-  // records the ones passed over in *skips and returns n.
-  // REQUIRES: out has room for max_candidates().
-  size_t FindCandidates(std::string_view key, const FileMeta** out, RangeSkips* skips) const;
+  // The files whose range holds `key`, newest first, and in *skips the
+  // ones passed over. The list is the version's own (valid while it is)
+  // when the interval map has it, else written to `scratch`: no copy.
+  // REQUIRES: scratch has room for max_candidates().
+  absl::Span<const FileMeta* const> FindCandidates(std::string_view key, const FileMeta** scratch,
+                                                   RangeSkips* skips) const;
 
   // What lookups read, per level, in the order of `levels`.
   std::array<std::vector<FileMeta>, kNumLevels> meta;

@@ -1,6 +1,7 @@
 #include "src/table/block.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "src/table/data_block_hash_index.h"
@@ -145,8 +146,8 @@ bool Block::Iterator::ParseAt(uint32_t offset) {
     MarkCorrupt();
     return false;
   }
-  key_.resize(shared);
-  key_.insert(key_.end(), in.data(), in.data() + non_shared);
+  key_.resize(shared + non_shared);
+  std::memcpy(key_.data() + shared, in.data(), non_shared);  // (insert copied byte by byte)
   value_ = in.substr(non_shared, value_size);
   next_ = offset + static_cast<uint32_t>(before - in.size() + non_shared + value_size);
   valid_ = true;

@@ -119,7 +119,16 @@ size_t Table::Rep::FindDataBlock(std::string_view user_key) const {
   if (c < 0) return 0;  // Below every separator.
   if (c > 0) return n;  // Above every separator.
   const uint64_t key_prefix = internal::OrderedPrefix8(user_key, common.size());
-  size_t i = internal::BranchlessLowerBound(index_prefixes.data(), n, key_prefix);
+  size_t i = internal::BranchlessLowerBound(
+      index_prefixes.data(), n, key_prefix, [&](size_t lo, size_t count) {
+        // Out of cache, the entry's handle would be one more miss after the
+        // last prefixes arrive: load the few it may be while they do.
+        const char* first = reinterpret_cast<const char*>(&index_entries[lo]);
+        const char* last = reinterpret_cast<const char*>(&index_entries[std::min(lo + count, n - 1)]);
+        for (const char* p = first; p <= last; p += 64) __builtin_prefetch(p);
+        __builtin_prefetch(last);
+        __builtin_prefetch(&verified[lo]);
+      });
   while (i < n && index_prefixes[i] == key_prefix &&
          index_entries[i].separator_user_key < user_key) {
     ++i;  // Equal prefixes: the full keys decide.
@@ -377,6 +386,7 @@ absl::Status Table::Rep::SearchBlock(size_t entry, std::string_view user_key,
   }
   if (entry >= index_entries.size()) return absl::OkStatus();  // Past the last key.
   if (blocks_read != nullptr) ++*blocks_read;
+  PrefetchBlockTail(entry);  // The hash index with the trailer, not after it.
   absl::StatusOr<Block> block = ReadIndexedBlock(entry, count);
   if (!block.ok()) return block.status();
   char buf[internal::kSeekKeyBuffer];

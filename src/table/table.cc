@@ -153,6 +153,15 @@ void Table::Rep::PrefetchBlockTail(size_t i) const {
   __builtin_prefetch(trailer + internal::kBlockTrailerSize - 1);
 }
 
+void Table::Rep::PrefetchBlock(size_t i) const {
+  PrefetchBlockTail(i);
+  if (i >= index_entries.size()) return;
+  const std::string_view block = internal::MappedBlockBytes(*file, index_entries[i].handle);
+  if (block.size() > kMaxWholeBlockPrefetch) return;
+  // (Into L2 only, to spare L1, measured slower: the entries then miss L1.)
+  for (size_t at = 0; at < block.size(); at += 64) __builtin_prefetch(block.data() + at);
+}
+
 void Table::Rep::PrefetchSearch(size_t i, uint64_t user_key_hash) const {
   if (i >= index_entries.size()) return;
   const std::string_view block = internal::MappedBlockBytes(*file, index_entries[i].handle);
@@ -371,8 +380,10 @@ absl::StatusOr<LookupResult> Table::Get(std::string_view user_key) const {
 absl::Status Table::Rep::Search(std::string_view user_key, uint64_t user_key_hash,
                                 bool filter_said_maybe, bool count, uint64_t* blocks_read,
                                 LookupResult* result) const {
-  return SearchBlock(FindDataBlock(user_key), user_key, user_key_hash, filter_said_maybe, count,
-                     blocks_read, result);
+  const size_t entry = FindDataBlock(user_key);
+  PrefetchBlock(entry);
+  return SearchBlock(entry, user_key, user_key_hash, filter_said_maybe, count, blocks_read,
+                     result);
 }
 
 absl::Status Table::Rep::SearchBlock(size_t entry, std::string_view user_key,
@@ -386,7 +397,6 @@ absl::Status Table::Rep::SearchBlock(size_t entry, std::string_view user_key,
   }
   if (entry >= index_entries.size()) return absl::OkStatus();  // Past the last key.
   if (blocks_read != nullptr) ++*blocks_read;
-  PrefetchBlockTail(entry);  // The hash index with the trailer, not after it.
   absl::StatusOr<Block> block = ReadIndexedBlock(entry, count);
   if (!block.ok()) return block.status();
   char buf[internal::kSeekKeyBuffer];

@@ -105,6 +105,12 @@ struct Table::Rep {
   // i past the end.
   void PrefetchBlockTail(size_t i) const;
   void PrefetchSearch(size_t i, uint64_t user_key_hash) const;
+  // For a lone lookup, which learns where in the block to read only from its
+  // tail (one miss, then another for the entries): the tail, then the whole
+  // block, all loading at once. Blocks over kMaxWholeBlockPrefetch bytes
+  // get the tail only.
+  void PrefetchBlock(size_t i) const;
+  static constexpr size_t kMaxWholeBlockPrefetch = 16 << 10;
   // Data blocks may carry hash indexes (table format 3).
   bool HasHashIndexes() const { return context.format_version >= 3; }
   // The data block of index entry `i`, for a lookup: parsed in place, its

@@ -69,7 +69,7 @@ absl::StatusOr<Block> Table::Rep::ReadIndexedBlock(size_t i, bool count) const {
   if (count) counters.data_block_reads.fetch_add(1, std::memory_order_relaxed);
   const bool verify = options.verify_checksums && !verified[i].load(std::memory_order_relaxed);
   absl::StatusOr<internal::BlockContents> contents = internal::ReadBlock(
-      *file, index_entries[i].handle, internal::BlockKind::kData, context, verify);
+      *file, index_slots[i].handle, internal::BlockKind::kData, context, verify);
   if (!contents.ok()) return contents.status();
   if (verify && !contents->is_owned) verified[i].store(true, std::memory_order_relaxed);
   return Block::Parse(std::move(*contents), "data block", /*may_have_hash_index=*/HasHashIndexes());
@@ -83,14 +83,15 @@ absl::Status Table::Rep::DecodeIndex() {
   for (it.SeekToFirst(); it.Valid(); it.Next()) {
     std::string_view key = it.key();
     std::string_view handle_bytes = it.value();
-    internal::IndexEntry e;
-    if (key.size() < 8 || !e.handle.DecodeFrom(&handle_bytes)) {
+    internal::IndexSlot slot;
+    if (key.size() < 8 || !slot.handle.DecodeFrom(&handle_bytes)) {
       return absl::DataLossError(
           absl::StrCat("index block: bad entry for data block ", index_entries.size()));
     }
     index_keys.append(key.data(), key.size() - 8);
     key_ends.push_back(index_keys.size());
-    index_entries.push_back(e);
+    index_entries.emplace_back();
+    index_slots.push_back(slot);
   }
   if (!it.status().ok()) return it.status();
   for (size_t i = 0, begin = 0; i < index_entries.size(); begin = key_ends[i++]) {
@@ -103,9 +104,10 @@ absl::Status Table::Rep::DecodeIndex() {
     const std::string_view last = index_entries.back().separator_user_key;
     index_common_prefix.assign(first.data(), internal::CommonPrefixLength(first, last));
   }
-  for (const internal::IndexEntry& e : index_entries) {
-    index_prefixes.push_back(
-        internal::OrderedPrefix8(e.separator_user_key, index_common_prefix.size()));
+  for (size_t i = 0; i < index_entries.size(); ++i) {
+    index_slots[i].prefix = internal::OrderedPrefix8(index_entries[i].separator_user_key,
+                                                     index_common_prefix.size());
+    if (i % kIndexGroup == kIndexGroup - 1) index_group_last.push_back(index_slots[i].prefix);
   }
   verified.reset(new std::atomic<bool>[index_entries.size()]);
   for (size_t i = 0; i < index_entries.size(); ++i) verified[i].store(false);
@@ -119,17 +121,13 @@ size_t Table::Rep::FindDataBlock(std::string_view user_key) const {
   if (c < 0) return 0;  // Below every separator.
   if (c > 0) return n;  // Above every separator.
   const uint64_t key_prefix = internal::OrderedPrefix8(user_key, common.size());
-  size_t i = internal::BranchlessLowerBound(
-      index_prefixes.data(), n, key_prefix, [&](size_t lo, size_t count) {
-        // Out of cache, the entry's handle would be one more miss after the
-        // last prefixes arrive: load the few it may be while they do.
-        const char* first = reinterpret_cast<const char*>(&index_entries[lo]);
-        const char* last = reinterpret_cast<const char*>(&index_entries[std::min(lo + count, n - 1)]);
-        for (const char* p = first; p <= last; p += 64) __builtin_prefetch(p);
-        __builtin_prefetch(last);
-        __builtin_prefetch(&verified[lo]);
-      });
-  while (i < n && index_prefixes[i] == key_prefix &&
+  // Every full group whose last prefix is below the key's lies below it.
+  const size_t group =
+      internal::BranchlessLowerBound(index_group_last.data(), index_group_last.size(), key_prefix);
+  const size_t first = group * kIndexGroup, end = std::min(first + kIndexGroup, n);
+  size_t i = first;
+  for (size_t j = first; j < end; ++j) i += index_slots[j].prefix < key_prefix;
+  while (i < n && index_slots[i].prefix == key_prefix &&
          index_entries[i].separator_user_key < user_key) {
     ++i;  // Equal prefixes: the full keys decide.
   }
@@ -138,7 +136,7 @@ size_t Table::Rep::FindDataBlock(std::string_view user_key) const {
 
 void Table::Rep::PrefetchBlockTail(size_t i) const {
   if (i >= index_entries.size()) return;
-  const std::string_view block = internal::MappedBlockBytes(*file, index_entries[i].handle);
+  const std::string_view block = internal::MappedBlockBytes(*file, index_slots[i].handle);
   if (block.size() < 64) return;
   // The restart array (and hash index, about 2 bytes a key: a few lines)
   // end where the trailer starts; the trailer may span a line.
@@ -156,7 +154,7 @@ void Table::Rep::PrefetchBlockTail(size_t i) const {
 void Table::Rep::PrefetchBlock(size_t i) const {
   PrefetchBlockTail(i);
   if (i >= index_entries.size()) return;
-  const std::string_view block = internal::MappedBlockBytes(*file, index_entries[i].handle);
+  const std::string_view block = internal::MappedBlockBytes(*file, index_slots[i].handle);
   if (block.size() > kMaxWholeBlockPrefetch) return;
   // (Into L2 only, to spare L1, measured slower: the entries then miss L1.)
   for (size_t at = 0; at < block.size(); at += 64) __builtin_prefetch(block.data() + at);
@@ -164,7 +162,7 @@ void Table::Rep::PrefetchBlock(size_t i) const {
 
 void Table::Rep::PrefetchSearch(size_t i, uint64_t user_key_hash) const {
   if (i >= index_entries.size()) return;
-  const std::string_view block = internal::MappedBlockBytes(*file, index_entries[i].handle);
+  const std::string_view block = internal::MappedBlockBytes(*file, index_slots[i].handle);
   if (block.empty()) return;
   Block::PrefetchSearch(block.substr(0, block.size() - internal::kBlockTrailerSize),
                         user_key_hash);

@@ -53,6 +53,13 @@ struct IndexEntry {
   // separator's user part is >= the key (the first of its versions sorts
   // before every separator with that user part: it has the top sequence).
   std::string_view separator_user_key;
+};
+
+// What a lookup's search of the index reads last: a separator's 8 bytes
+// after the common prefix (see OrderedPrefix8) beside its block's handle,
+// so the lines that settle the search also say which bytes to read.
+struct IndexSlot {
+  uint64_t prefix = 0;
   BlockHandle handle;
 };
 
@@ -65,11 +72,16 @@ struct Table::Rep {
   std::unique_ptr<internal::Block> index;
   std::vector<internal::IndexEntry> index_entries;  // Keys: views into index_keys.
   std::string index_keys;
-  // The separators' longest common prefix, and the 8 bytes after it of each
-  // separator, packed: a lookup's binary search reads these, dense, and
-  // compares full keys only on ties.
+  // The separators' longest common prefix; one slot per data block; and
+  // the prefix of the last slot of each full group of kIndexGroup slots.
+  // A lookup searches the group prefixes (dense: a few lines per table,
+  // often cached), then counts within one group, whose lines load together:
+  // out of cache, one round of misses instead of a chain of them, and the
+  // handle arrives with them. Full keys are compared only on ties.
+  static constexpr size_t kIndexGroup = 8;
   std::string index_common_prefix;
-  std::vector<uint64_t> index_prefixes;
+  std::vector<internal::IndexSlot> index_slots;
+  std::vector<uint64_t> index_group_last;
   // Per data block: its checksum held once, over bytes that stay mapped in
   // memory (so a later read sees the very same bytes). Blocks read into a
   // buffer (pread) are verified on every read.

@@ -14,25 +14,16 @@ namespace internal {
 // mispredicts about every other step: this one halves with a conditional
 // move (one cycle on the chain of dependent loads) down to a few values,
 // then counts those below x, which has no chain of dependent loads.
-// Before counting it calls narrowed(lo, count): the answer is in
-// [lo, lo + count], so a caller can start loading what it will read there.
-template <typename Narrowed>
-inline size_t BranchlessLowerBound(const uint64_t* values, size_t n, uint64_t x,
-                                   const Narrowed& narrowed) {
+inline size_t BranchlessLowerBound(const uint64_t* values, size_t n, uint64_t x) {
   size_t lo = 0;
   while (n > 8) {
     const size_t half = n / 2;
     lo = values[lo + half - 1] < x ? lo + half : lo;
     n -= half;
   }
-  narrowed(lo, n);
   size_t below = 0;
   for (size_t i = 0; i < n; ++i) below += values[lo + i] < x;
   return lo + below;
-}
-
-inline size_t BranchlessLowerBound(const uint64_t* values, size_t n, uint64_t x) {
-  return BranchlessLowerBound(values, n, x, [](size_t, size_t) {});
 }
 
 }  // namespace internal

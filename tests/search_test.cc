@@ -33,6 +33,25 @@ TEST(SearchTest, BranchlessLowerBoundAgreesWithStdLowerBound) {
   }
 }
 
+// The two-step search agrees with std::lower_bound for every size around
+// whole and partial groups, values present, between, and beyond.
+TEST(SearchTest, GroupedLowerBoundAgreesWithStdLowerBound) {
+  std::mt19937_64 rng(23);
+  for (size_t n = 0; n <= 200; ++n) {
+    std::vector<uint64_t> values(n);
+    for (uint64_t& v : values) v = 2 * (rng() % (n + 2));  // Even, with repeats.
+    std::sort(values.begin(), values.end());
+    std::vector<uint64_t> group_last;
+    for (size_t i = kSearchGroup - 1; i < n; i += kSearchGroup) group_last.push_back(values[i]);
+    for (uint64_t x = 0; x <= 2 * (n + 2) + 1; ++x) {
+      const size_t want = std::lower_bound(values.begin(), values.end(), x) - values.begin();
+      ASSERT_EQ(GroupedLowerBound(group_last.data(), n, x, [&](size_t i) { return values[i]; }),
+                want)
+          << "n " << n << " x " << x;
+    }
+  }
+}
+
 // The 8 bytes after a shared prefix, as numbers, order strings as their
 // bytes do (ties left to a full compare), whether the string has all 8 bytes
 // (one load) or fewer (zero-padded); each number is exactly those bytes.

@@ -93,6 +93,7 @@ struct Version {
   static constexpr size_t kMaxMappedFiles = 256;
   static constexpr size_t kMaxMappedEntries = size_t{1} << 16;
   std::vector<uint64_t> bound_prefixes;
+  std::vector<uint64_t> bound_group_last;  // For GroupedLowerBound.
   std::vector<uint32_t> interval_first;
   std::vector<const FileMeta*> interval_files;
   std::vector<RangeSkips> interval_skips;

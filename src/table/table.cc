@@ -107,7 +107,9 @@ absl::Status Table::Rep::DecodeIndex() {
   for (size_t i = 0; i < index_entries.size(); ++i) {
     index_slots[i].prefix = internal::OrderedPrefix8(index_entries[i].separator_user_key,
                                                      index_common_prefix.size());
-    if (i % kIndexGroup == kIndexGroup - 1) index_group_last.push_back(index_slots[i].prefix);
+    if (i % internal::kSearchGroup == internal::kSearchGroup - 1) {
+      index_group_last.push_back(index_slots[i].prefix);
+    }
   }
   verified.reset(new std::atomic<bool>[index_entries.size()]);
   for (size_t i = 0; i < index_entries.size(); ++i) verified[i].store(false);
@@ -121,12 +123,8 @@ size_t Table::Rep::FindDataBlock(std::string_view user_key) const {
   if (c < 0) return 0;  // Below every separator.
   if (c > 0) return n;  // Above every separator.
   const uint64_t key_prefix = internal::OrderedPrefix8(user_key, common.size());
-  // Every full group whose last prefix is below the key's lies below it.
-  const size_t group =
-      internal::BranchlessLowerBound(index_group_last.data(), index_group_last.size(), key_prefix);
-  const size_t first = group * kIndexGroup, end = std::min(first + kIndexGroup, n);
-  size_t i = first;
-  for (size_t j = first; j < end; ++j) i += index_slots[j].prefix < key_prefix;
+  size_t i = internal::GroupedLowerBound(index_group_last.data(), n, key_prefix,
+                                         [&](size_t j) { return index_slots[j].prefix; });
   while (i < n && index_slots[i].prefix == key_prefix &&
          index_entries[i].separator_user_key < user_key) {
     ++i;  // Equal prefixes: the full keys decide.

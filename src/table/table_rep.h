@@ -73,12 +73,10 @@ struct Table::Rep {
   std::vector<internal::IndexEntry> index_entries;  // Keys: views into index_keys.
   std::string index_keys;
   // The separators' longest common prefix; one slot per data block; and
-  // the prefix of the last slot of each full group of kIndexGroup slots.
-  // A lookup searches the group prefixes (dense: a few lines per table,
-  // often cached), then counts within one group, whose lines load together:
-  // out of cache, one round of misses instead of a chain of them, and the
-  // handle arrives with them. Full keys are compared only on ties.
-  static constexpr size_t kIndexGroup = 8;
+  // the prefix of the last slot of each full group of slots, for
+  // GroupedLowerBound (src/util/search.h): out of cache, one round of misses
+  // settles a lookup's search, and the handle arrives with it. Full keys
+  // are compared only on ties.
   std::string index_common_prefix;
   std::vector<internal::IndexSlot> index_slots;
   std::vector<uint64_t> index_group_last;

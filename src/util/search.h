@@ -26,6 +26,24 @@ inline size_t BranchlessLowerBound(const uint64_t* values, size_t n, uint64_t x)
   return lo + below;
 }
 
+// A lower bound in two steps, for arrays searched often and mostly out of
+// cache: a dense array holding the last value of every full group of
+// kSearchGroup values (few lines, which stay cached) names the group, and
+// the group's values, read together, settle it: one round of misses rather
+// than a chain. value_at(i) is the i-th of the n sorted values;
+// group_last[g] == value_at(kSearchGroup * g + kSearchGroup - 1).
+constexpr size_t kSearchGroup = 8;
+
+template <typename ValueAt>
+size_t GroupedLowerBound(const uint64_t* group_last, size_t n, uint64_t x,
+                         const ValueAt& value_at) {
+  const size_t first = BranchlessLowerBound(group_last, n / kSearchGroup, x) * kSearchGroup;
+  const size_t end = first + kSearchGroup < n ? first + kSearchGroup : n;
+  size_t i = first;
+  for (size_t j = first; j < end; ++j) i += value_at(j) < x;
+  return i;
+}
+
 }  // namespace internal
 }  // namespace lsmbloom
 

@@ -286,11 +286,15 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     RangeSkips skips;
   };
   KeyPlan plans[kChunk];
-  // Every key's candidate files, key by key.
-  std::vector<const FileMeta*> pairs(std::min(kChunk, keys.size()) * v->max_candidates());
-  // The probes of a chunk: one per pair.
-  std::vector<const BlockedBloomView*> views(pairs.size());
-  std::vector<uint64_t> view_hashes(pairs.size());
+  // Every key's candidate files, key by key, and the probes of a chunk, one
+  // per pair: uninitialised (each is written before it is read).
+  const size_t max_pairs = std::min(kChunk, keys.size()) * v->max_candidates();
+  Buffer<const FileMeta*> pair_files;
+  Buffer<const BlockedBloomView*> pair_views;
+  Buffer<uint64_t> pair_hashes;
+  const FileMeta** const pairs = pair_files.Get(max_pairs);
+  const BlockedBloomView** const views = pair_views.Get(max_pairs);
+  uint64_t* const view_hashes = pair_hashes.Get(max_pairs);
   BoolBuffer maybe;
   Buffer<size_t> blocks;
   std::vector<uint32_t> survivors;  // Probed pairs whose filter said "maybe".
@@ -318,7 +322,7 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
 
     // 2. All probes of the chunk in one call, many blocks in flight.
     bool* pair_maybe = maybe.Get(num_pairs);
-    if (num_pairs != 0) ProbePairs(views.data(), view_hashes.data(), num_pairs, pair_maybe);
+    if (num_pairs != 0) ProbePairs(views, view_hashes, num_pairs, pair_maybe);
 
     // 3. The data blocks of the probed pairs that survived, loading
     // together: every block's tail first, then (now that the tails have
@@ -341,7 +345,7 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     for (size_t i = 0; i < n; ++i) {
       const KeyPlan& plan = plans[i];
       int stopped_at = kNumLevels - 1;
-      absl::Status s = SearchCandidates(pairs.data() + plan.first, pair_maybe + plan.first,
+      absl::Status s = SearchCandidates(pairs + plan.first, pair_maybe + plan.first,
                                         pair_block + plan.first, plan.count, keys[start + i],
                                         hashes[i], counts ? &*counts : nullptr, &stopped_at,
                                         &*results[start + i]);

@@ -108,6 +108,15 @@ void Block::PrefetchSearch(std::string_view contents, uint64_t user_key_hash) {
   PrefetchRestarts(contents.data(), restarts_offset, restarts, layout.num_restarts);
 }
 
+bool Block::HashIndexRulesOut(std::string_view contents, uint64_t user_key_hash) {
+  Layout layout;
+  if (!Locate(contents, /*may_have_hash_index=*/true, &layout) || layout.buckets == nullptr) {
+    return false;
+  }
+  return static_cast<uint8_t>(layout.buckets[BucketOf(user_key_hash, layout.num_buckets)]) ==
+         kBucketEmpty;
+}
+
 uint32_t Block::IntervalEnd(const char* restarts, uint32_t num_restarts, uint32_t restarts_offset,
                             uint32_t index) {
   return index + 1 < num_restarts ? DecodeFixed32(restarts + 4 * (index + 1)) : restarts_offset;

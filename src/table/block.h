@@ -40,6 +40,13 @@ class Block {
   // (for blocks of at most 16 restarts).
   static void PrefetchSearch(std::string_view contents, uint64_t user_key_hash);
 
+  // Whether the hash index of a block whose bytes (trailer excluded) are
+  // `contents` says no key of it has KeyHash `user_key_hash`, read from its
+  // tail alone (within bounds; false if it has no index or a bad tail).
+  // REQUIRES: the block has been verified and parsed before: this trusts
+  // the index as Parse would have checked it.
+  static bool HashIndexRulesOut(std::string_view contents, uint64_t user_key_hash);
+
   size_t size() const { return data_.size(); }
   uint32_t num_restarts() const { return num_restarts_; }
   uint32_t num_hash_buckets() const { return num_buckets_; }

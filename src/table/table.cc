@@ -71,8 +71,20 @@ absl::StatusOr<Block> Table::Rep::ReadIndexedBlock(size_t i, bool count) const {
   absl::StatusOr<internal::BlockContents> contents = internal::ReadBlock(
       *file, index_slots[i].handle, internal::BlockKind::kData, context, verify);
   if (!contents.ok()) return contents.status();
-  if (verify && !contents->is_owned) verified[i].store(true, std::memory_order_relaxed);
-  return Block::Parse(std::move(*contents), "data block", /*may_have_hash_index=*/HasHashIndexes());
+  const bool mapped = !contents->is_owned;
+  absl::StatusOr<Block> block =
+      Block::Parse(std::move(*contents), "data block", /*may_have_hash_index=*/HasHashIndexes());
+  // Held only once the block has parsed too (see RulesOutFromTail).
+  if (verify && mapped && block.ok()) verified[i].store(true, std::memory_order_relaxed);
+  return block;
+}
+
+bool Table::Rep::RulesOutFromTail(size_t i, uint64_t user_key_hash) const {
+  if (!HasHashIndexes() || !verified[i].load(std::memory_order_relaxed)) return false;
+  const std::string_view bytes = internal::MappedBlockBytes(*file, index_slots[i].handle);
+  if (bytes.size() < internal::kBlockTrailerSize) return false;
+  return Block::HashIndexRulesOut(bytes.substr(0, bytes.size() - internal::kBlockTrailerSize),
+                                  user_key_hash);
 }
 
 absl::Status Table::Rep::DecodeIndex() {
@@ -393,6 +405,10 @@ absl::Status Table::Rep::SearchBlock(size_t entry, std::string_view user_key,
   }
   if (entry >= index_entries.size()) return absl::OkStatus();  // Past the last key.
   if (blocks_read != nullptr) ++*blocks_read;
+  if (RulesOutFromTail(entry, user_key_hash)) {
+    if (count) counters.data_block_reads.fetch_add(1, std::memory_order_relaxed);
+    return absl::OkStatus();
+  }
   absl::StatusOr<Block> block = ReadIndexedBlock(entry, count);
   if (!block.ok()) return block.status();
   char buf[internal::kSeekKeyBuffer];

@@ -80,9 +80,9 @@ struct Table::Rep {
   std::string index_common_prefix;
   std::vector<internal::IndexSlot> index_slots;
   std::vector<uint64_t> index_group_last;
-  // Per data block: its checksum held once, over bytes that stay mapped in
-  // memory (so a later read sees the very same bytes). Blocks read into a
-  // buffer (pread) are verified on every read.
+  // Per data block: its checksum held and its restart array parsed once,
+  // over bytes that stay mapped in memory (so a later read sees the very
+  // same bytes). Blocks read into a buffer (pread) are verified on every read.
   std::unique_ptr<std::atomic<bool>[]> verified;
   internal::TableHandles handles;
   TableProperties properties;
@@ -120,6 +120,12 @@ struct Table::Rep {
   // block, all loading at once. Blocks over kMaxWholeBlockPrefetch bytes
   // get the tail only.
   void PrefetchBlock(size_t i) const;
+  // Whether data block `i`'s hash index says it holds no key whose KeyHash
+  // is user_key_hash, read from the block's tail alone: only for a block
+  // already verified and parsed (`verified`), whose mapped bytes cannot
+  // have changed since. False when it cannot tell; then read the block.
+  // Most false positives of a filter end here, without parsing the block.
+  bool RulesOutFromTail(size_t i, uint64_t user_key_hash) const;
   static constexpr size_t kMaxWholeBlockPrefetch = 16 << 10;
   // Data blocks may carry hash indexes (table format 3).
   bool HasHashIndexes() const { return context.format_version >= 3; }

@@ -120,13 +120,13 @@ struct Table::Rep {
   // block, all loading at once. Blocks over kMaxWholeBlockPrefetch bytes
   // get the tail only.
   void PrefetchBlock(size_t i) const;
+  static constexpr size_t kMaxWholeBlockPrefetch = 16 << 10;
   // Whether data block `i`'s hash index says it holds no key whose KeyHash
   // is user_key_hash, read from the block's tail alone: only for a block
   // already verified and parsed (`verified`), whose mapped bytes cannot
   // have changed since. False when it cannot tell; then read the block.
   // Most false positives of a filter end here, without parsing the block.
   bool RulesOutFromTail(size_t i, uint64_t user_key_hash) const;
-  static constexpr size_t kMaxWholeBlockPrefetch = 16 << 10;
   // Data blocks may carry hash indexes (table format 3).
   bool HasHashIndexes() const { return context.format_version >= 3; }
   // The data block of index entry `i`, for a lookup: parsed in place, its

@@ -12,6 +12,7 @@
 namespace lsmbloom {
 
 using internal::FileMeta;
+using internal::IndexSearch;
 using internal::RangeSkips;
 using internal::TableLookup;
 using internal::Version;
@@ -322,7 +323,12 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
   uint64_t* const view_hashes = pair_hashes.Get(max_pairs);
   BoolBuffer maybe;
   Buffer<size_t> blocks;
-  std::vector<uint32_t> survivors;  // Probed pairs whose filter said "maybe".
+  // Probed pairs whose filter said "maybe", with their keys and searches.
+  struct Survivor {
+    uint32_t pair, key;
+    IndexSearch search;
+  };
+  std::vector<Survivor> survivors;
 
   for (size_t start = 0; start < keys.size(); start += kChunk) {
     const size_t n = std::min(kChunk, keys.size() - start);
@@ -350,20 +356,26 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     if (num_pairs != 0) ProbePairs(views, view_hashes, num_pairs, pair_maybe);
 
     // 3. The data blocks of the probed pairs that survived, loading
-    // together: every block's tail first, then (now that the tails have
-    // had time to arrive) the entries a search reads: the interval a block's
+    // together, in rounds so that each round's misses overlap across
+    // survivors: the index slots that settle each search; then the data
+    // block they name, its tail first; then (now that the tails have had
+    // time to arrive) the entries a search reads: the interval a block's
     // hash index names, or its restart entries.
     size_t* pair_block = blocks.Get(num_pairs);
     survivors.clear();
     for (size_t i = 0; i < n; ++i) {
       for (uint32_t p = plans[i].first; p < plans[i].first + plans[i].count; ++p) {
         if (!pair_maybe[p] || !pairs[p]->probe) continue;
-        pair_block[p] = TableLookup::LocateBlock(*pairs[p]->table, keys[start + i]);
-        survivors.push_back(p);
+        survivors.push_back({p, static_cast<uint32_t>(start + i),
+                             TableLookup::StartLocate(*pairs[p]->table, keys[start + i])});
       }
     }
-    for (uint32_t p : survivors) {
-      TableLookup::PrefetchSearch(*pairs[p]->table, pair_block[p], view_hashes[p]);
+    for (const Survivor& s : survivors) {
+      pair_block[s.pair] =
+          TableLookup::LocateBlock(*pairs[s.pair]->table, keys[s.key], s.search);
+    }
+    for (const Survivor& s : survivors) {
+      TableLookup::PrefetchSearch(*pairs[s.pair]->table, pair_block[s.pair], view_hashes[s.pair]);
     }
 
     // 4. Each key's survivors, newest first.

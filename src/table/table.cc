@@ -128,20 +128,45 @@ absl::Status Table::Rep::DecodeIndex() {
   return absl::OkStatus();
 }
 
-size_t Table::Rep::FindDataBlock(std::string_view user_key) const {
-  const size_t n = index_entries.size();
+internal::IndexSearch Table::Rep::StartIndexSearch(std::string_view user_key) const {
+  internal::IndexSearch s;
   const std::string_view common = index_common_prefix;
   const int c = user_key.substr(0, common.size()).compare(common);
-  if (c < 0) return 0;  // Below every separator.
-  if (c > 0) return n;  // Above every separator.
-  const uint64_t key_prefix = internal::OrderedPrefix8(user_key, common.size());
-  size_t i = internal::GroupedLowerBound(index_group_last.data(), n, key_prefix,
+  if (c != 0) {
+    s.settled = true;
+    s.first = c < 0 ? 0 : index_entries.size();  // Below or above every separator.
+    return s;
+  }
+  s.key_prefix = internal::OrderedPrefix8(user_key, common.size());
+  s.first = internal::LowerBoundGroup(index_group_last.data(), index_slots.size(), s.key_prefix);
+  return s;
+}
+
+void Table::Rep::PrefetchIndexGroup(const internal::IndexSearch& search) const {
+  if (search.settled) return;
+  const char* begin = reinterpret_cast<const char*>(index_slots.data() + search.first);
+  const size_t end = std::min(search.first + internal::kSearchGroup, index_slots.size());
+  const char* last = reinterpret_cast<const char*>(index_slots.data() + end) - 1;
+  for (const char* p = begin; p <= last; p += 64) __builtin_prefetch(p);
+  __builtin_prefetch(last);
+}
+
+size_t Table::Rep::FinishIndexSearch(const internal::IndexSearch& search,
+                                     std::string_view user_key) const {
+  if (search.settled) return search.first;
+  const size_t n = index_slots.size();
+  const uint64_t key_prefix = search.key_prefix;
+  size_t i = internal::LowerBoundInGroup(search.first, n, key_prefix,
                                          [&](size_t j) { return index_slots[j].prefix; });
   while (i < n && index_slots[i].prefix == key_prefix &&
          index_entries[i].separator_user_key < user_key) {
     ++i;  // Equal prefixes: the full keys decide.
   }
   return i;
+}
+
+size_t Table::Rep::FindDataBlock(std::string_view user_key) const {
+  return FinishIndexSearch(StartIndexSearch(user_key), user_key);
 }
 
 void Table::Rep::PrefetchBlockTail(size_t i) const {

@@ -32,6 +32,19 @@ size_t TableLookup::LocateBlock(const Table& table, std::string_view user_key) {
   return block;
 }
 
+IndexSearch TableLookup::StartLocate(const Table& table, std::string_view user_key) {
+  const IndexSearch start = table.rep_->StartIndexSearch(user_key);
+  table.rep_->PrefetchIndexGroup(start);
+  return start;
+}
+
+size_t TableLookup::LocateBlock(const Table& table, std::string_view user_key,
+                                const IndexSearch& start) {
+  const size_t block = table.rep_->FinishIndexSearch(start, user_key);
+  table.rep_->PrefetchBlockTail(block);
+  return block;
+}
+
 void TableLookup::PrefetchSearch(const Table& table, size_t block, uint64_t user_key_hash) {
   table.rep_->PrefetchSearch(block, user_key_hash);
 }

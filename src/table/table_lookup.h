@@ -19,6 +19,14 @@
 namespace lsmbloom {
 namespace internal {
 
+// Where a search of a table's index stands between the two steps of
+// TableLookup::StartLocate and LocateBlock.
+struct IndexSearch {
+  size_t first = 0;         // The answer, if settled; else where its group starts.
+  uint64_t key_prefix = 0;  // The key's ordered prefix, past the common one.
+  bool settled = false;     // The key lies outside every separator's prefix.
+};
+
 class TableLookup {
  public:
   // Non-null when the table's filter is trusted, holds whole keys and takes
@@ -46,6 +54,14 @@ class TableLookup {
   // tail has had time to arrive, starts loading the entries a search
   // reads; GetFromBlock searches it. Prefetching helps mapped files only.
   static size_t LocateBlock(const Table& table, std::string_view user_key);
+  // LocateBlock in two steps, for a batch whose index searches miss cache:
+  // StartLocate takes the search as far as the index's cached summary goes
+  // and starts loading the slots that settle it; LocateBlock, given that
+  // start once the slots have had time to arrive, finishes it. Both steps
+  // together give LocateBlock(table, user_key).
+  static IndexSearch StartLocate(const Table& table, std::string_view user_key);
+  static size_t LocateBlock(const Table& table, std::string_view user_key,
+                            const IndexSearch& start);
   static void PrefetchSearch(const Table& table, size_t block, uint64_t user_key_hash);
   static absl::Status GetFromBlock(const Table& table, size_t block, std::string_view user_key,
                                    uint64_t user_key_hash, uint64_t* blocks_read,

@@ -20,6 +20,7 @@
 #include "src/table/block.h"
 #include "src/table/format.h"
 #include "src/table/table_inspection.h"
+#include "src/table/table_lookup.h"
 #include "src/util/aligned_buffer.h"
 
 namespace lsmbloom {
@@ -109,6 +110,12 @@ struct Table::Rep {
   // block that holds the key's newest entry, if any); index_entries.size()
   // when none is.
   size_t FindDataBlock(std::string_view user_key) const;
+  // FindDataBlock in two steps (TableLookup::StartLocate): the search of
+  // the cached summary, index_group_last; the start of loading the group of
+  // slots it names; and the count within that group.
+  internal::IndexSearch StartIndexSearch(std::string_view user_key) const;
+  void PrefetchIndexGroup(const internal::IndexSearch& search) const;
+  size_t FinishIndexSearch(const internal::IndexSearch& search, std::string_view user_key) const;
   // For a mapped file, start loading what searching data block `i` reads
   // first: its tail (restart array, hash index, trailer), then, once that
   // is in cache, what Block::PrefetchSearch says. No-ops otherwise, or for

@@ -34,14 +34,26 @@ inline size_t BranchlessLowerBound(const uint64_t* values, size_t n, uint64_t x)
 // group_last[g] == value_at(kSearchGroup * g + kSearchGroup - 1).
 constexpr size_t kSearchGroup = 8;
 
+// GroupedLowerBound's first step: where the group that holds the lower bound
+// starts (a multiple of kSearchGroup). Out of cache, a batch takes this step
+// for all its searches and loads their groups before taking the second.
+inline size_t LowerBoundGroup(const uint64_t* group_last, size_t n, uint64_t x) {
+  return BranchlessLowerBound(group_last, n / kSearchGroup, x) * kSearchGroup;
+}
+
+// Its second: the lower bound, counted within the group at `first`.
 template <typename ValueAt>
-size_t GroupedLowerBound(const uint64_t* group_last, size_t n, uint64_t x,
-                         const ValueAt& value_at) {
-  const size_t first = BranchlessLowerBound(group_last, n / kSearchGroup, x) * kSearchGroup;
+size_t LowerBoundInGroup(size_t first, size_t n, uint64_t x, const ValueAt& value_at) {
   const size_t end = first + kSearchGroup < n ? first + kSearchGroup : n;
   size_t i = first;
   for (size_t j = first; j < end; ++j) i += value_at(j) < x;
   return i;
+}
+
+template <typename ValueAt>
+size_t GroupedLowerBound(const uint64_t* group_last, size_t n, uint64_t x,
+                         const ValueAt& value_at) {
+  return LowerBoundInGroup(LowerBoundGroup(group_last, n, x), n, x, value_at);
 }
 
 }  // namespace internal

@@ -143,7 +143,7 @@ internal::IndexSearch Table::Rep::StartIndexSearch(std::string_view user_key) co
 }
 
 void Table::Rep::PrefetchIndexGroup(const internal::IndexSearch& search) const {
-  if (search.settled) return;
+  if (search.settled || search.first >= index_slots.size()) return;
   const char* begin = reinterpret_cast<const char*>(index_slots.data() + search.first);
   const size_t end = std::min(search.first + internal::kSearchGroup, index_slots.size());
   const char* last = reinterpret_cast<const char*>(index_slots.data() + end) - 1;

@@ -8,6 +8,7 @@
 #ifndef LSMBLOOM_SRC_TABLE_TABLE_LOOKUP_H_
 #define LSMBLOOM_SRC_TABLE_TABLE_LOOKUP_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -24,7 +25,7 @@ namespace internal {
 struct IndexSearch {
   size_t first = 0;         // The answer, if settled; else where its group starts.
   uint64_t key_prefix = 0;  // The key's ordered prefix, past the common one.
-  bool settled = false;     // The key lies outside every separator's prefix.
+  bool settled = false;     // The key lacks the separators' common prefix.
 };
 
 class TableLookup {

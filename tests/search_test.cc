@@ -101,6 +101,30 @@ TEST(SearchTest, StartsWithAgreesWithAByteCompare) {
   }
 }
 
+// The word-at-a-time compare orders strings as their bytes do (unsigned),
+// with a shorter string first on a tie: two strings sharing a prefix of any
+// length, then differing in random bytes (0x00, 0x80 and 0xff among them,
+// where signed and unsigned orders part), or one cut short.
+TEST(SearchTest, CompareBytesAgreesWithStringCompare) {
+  std::mt19937_64 rng(23);
+  const char kBytes[] = {'\x00', '\x01', 'a', 'b', '\x7f', '\x80', '\xff'};
+  for (int trial = 0; trial < 50000; ++trial) {
+    std::string a;
+    const size_t size = rng() % 26;
+    for (size_t i = 0; i < size; ++i) a += kBytes[rng() % sizeof(kBytes)];
+    std::string b = a.substr(0, rng() % (a.size() + 1));
+    if (rng() % 4 != 0) {
+      const size_t tail = rng() % 12;
+      for (size_t i = 0; i < tail; ++i) b += kBytes[rng() % sizeof(kBytes)];
+    }
+    if (rng() % 2 == 0) std::swap(a, b);
+    const int want = a.compare(b);
+    const int got = CompareBytes(a, b);
+    ASSERT_EQ(got < 0, want < 0) << "sizes " << a.size() << " " << b.size();
+    ASSERT_EQ(got > 0, want > 0) << "sizes " << a.size() << " " << b.size();
+  }
+}
+
 }  // namespace
 }  // namespace internal
 }  // namespace lsmbloom

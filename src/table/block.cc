@@ -10,8 +10,6 @@
 namespace lsmbloom {
 namespace internal {
 
-int CompareBytes(std::string_view a, std::string_view b) { return a.compare(b); }
-
 bool Block::Locate(std::string_view data, bool may_have_hash_index, Layout* layout) {
   if (data.size() < 4) return false;
   const uint32_t count = DecodeFixed32(data.data() + data.size() - 4);

@@ -14,12 +14,15 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "src/table/format.h"
+#include "src/util/coding.h"
 
 namespace lsmbloom {
 namespace internal {
 
+// CompareBytes (src/util/coding.h) orders keys that are plain bytes, such
+// as the meta-index's; CompareInternalKeys (format.h) orders data and index
+// blocks' keys.
 using KeyComparator = int (*)(std::string_view, std::string_view);
-int CompareBytes(std::string_view a, std::string_view b);
 
 class Block {
  public:

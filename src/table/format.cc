@@ -385,7 +385,7 @@ int CompareInternalKeys(std::string_view a, std::string_view b) {
   // cannot make substr throw.
   const std::string_view ua = a.substr(0, a.size() >= 8 ? a.size() - 8 : 0);
   const std::string_view ub = b.substr(0, b.size() >= 8 ? b.size() - 8 : 0);
-  const int c = ua.compare(ub);
+  const int c = CompareBytes(ua, ub);
   if (c != 0) return c;
   const uint64_t ta = a.size() >= 8 ? DecodeFixed64(a.data() + a.size() - 8) : 0;
   const uint64_t tb = b.size() >= 8 ? DecodeFixed64(b.data() + b.size() - 8) : 0;

@@ -76,6 +76,26 @@ inline bool StartsWith(std::string_view s, std::string_view prefix) {
   return true;
 }
 
+// a.compare(b)'s sign, a word at a time: the first word that differs,
+// byte-swapped, orders the two as its bytes do. Keys compared on the lookup
+// path are short, and a call to memcmp costs more than comparing them.
+inline int CompareBytes(std::string_view a, std::string_view b) {
+  const size_t common = a.size() < b.size() ? a.size() : b.size();
+  size_t i = 0;
+  for (; i + 8 <= common; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, sizeof(x));
+    std::memcpy(&y, b.data() + i, sizeof(y));
+    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+  }
+  for (; i < common; ++i) {
+    const unsigned char x = static_cast<unsigned char>(a[i]);
+    const unsigned char y = static_cast<unsigned char>(b[i]);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+}
+
 // Bytes [from, from + 8) of `s` as a big-endian number, zero-padded. Among
 // strings that share their first `from` bytes, different numbers order
 // their strings as the bytes do; equal numbers need a full compare.

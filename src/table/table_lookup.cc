@@ -26,12 +26,6 @@ absl::Status TableLookup::GetAfterFilter(const Table& table, std::string_view us
                             blocks_read, result);
 }
 
-size_t TableLookup::LocateBlock(const Table& table, std::string_view user_key) {
-  const size_t block = table.rep_->FindDataBlock(user_key);
-  table.rep_->PrefetchBlockTail(block);
-  return block;
-}
-
 IndexSearch TableLookup::StartLocate(const Table& table, std::string_view user_key) {
   const IndexSearch start = table.rep_->StartIndexSearch(user_key);
   table.rep_->PrefetchIndexGroup(start);

@@ -49,17 +49,15 @@ class TableLookup {
                                      uint64_t user_key_hash, uint64_t* blocks_read,
                                      LookupResult* result);
 
-  // GetAfterFilter in three steps, so that a batch can keep many tables'
-  // data blocks loading at once: LocateBlock finds the block that may hold
-  // the key and starts loading its tail; PrefetchSearch, called once that
-  // tail has had time to arrive, starts loading the entries a search
-  // reads; GetFromBlock searches it. Prefetching helps mapped files only.
-  static size_t LocateBlock(const Table& table, std::string_view user_key);
-  // LocateBlock in two steps, for a batch whose index searches miss cache:
-  // StartLocate takes the search as far as the index's cached summary goes
-  // and starts loading the slots that settle it; LocateBlock, given that
-  // start once the slots have had time to arrive, finishes it. Both steps
-  // together give LocateBlock(table, user_key).
+  // GetAfterFilter in steps, so that a batch can keep many tables' index
+  // slots and data blocks loading at once, each step taken for the whole
+  // batch before the next: StartLocate takes the index search as far as its
+  // cached summary goes and starts loading the slots that settle it;
+  // LocateBlock, given that start once the slots have had time to arrive,
+  // finishes it (the block that may hold the key) and starts loading the
+  // block's tail; PrefetchSearch, once that tail has had time to arrive,
+  // starts loading the entries a search reads; GetFromBlock searches it.
+  // Prefetching helps mapped files only.
   static IndexSearch StartLocate(const Table& table, std::string_view user_key);
   static size_t LocateBlock(const Table& table, std::string_view user_key,
                             const IndexSearch& start);

@@ -41,8 +41,8 @@ TEST(SearchTest, GroupedLowerBoundAgreesWithStdLowerBound) {
     std::vector<uint64_t> values(n);
     for (uint64_t& v : values) v = 2 * (rng() % (n + 2));  // Even, with repeats.
     std::sort(values.begin(), values.end());
-    std::vector<uint64_t> group_last;
-    for (size_t i = kSearchGroup - 1; i < n; i += kSearchGroup) group_last.push_back(values[i]);
+    const std::vector<uint64_t> group_last =
+        GroupLastValues(n, [&](size_t i) { return values[i]; });
     for (uint64_t x = 0; x <= 2 * (n + 2) + 1; ++x) {
       const size_t want = std::lower_bound(values.begin(), values.end(), x) - values.begin();
       ASSERT_EQ(GroupedLowerBound(group_last.data(), n, x, [&](size_t i) { return values[i]; }),

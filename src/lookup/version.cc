@@ -95,9 +95,8 @@ void Version::MapIntervals() {
   std::sort(bound_prefixes.begin(), bound_prefixes.end());
   bound_prefixes.erase(std::unique(bound_prefixes.begin(), bound_prefixes.end()),
                        bound_prefixes.end());
-  for (size_t i = kSearchGroup - 1; i < bound_prefixes.size(); i += kSearchGroup) {
-    bound_group_last.push_back(bound_prefixes[i]);
-  }
+  bound_group_last = GroupLastValues(bound_prefixes.size(),
+                                     [&](size_t i) { return bound_prefixes[i]; });
   // A prefix strictly inside interval i (i > 0) is above every bound up to
   // bound_prefixes[i - 1] and below every bound from bound_prefixes[i] on:
   // a file holds such keys when its smallest prefix is at most the first

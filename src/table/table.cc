@@ -119,10 +119,9 @@ absl::Status Table::Rep::DecodeIndex() {
   for (size_t i = 0; i < index_entries.size(); ++i) {
     index_slots[i].prefix = internal::OrderedPrefix8(index_entries[i].separator_user_key,
                                                      index_common_prefix.size());
-    if (i % internal::kSearchGroup == internal::kSearchGroup - 1) {
-      index_group_last.push_back(index_slots[i].prefix);
-    }
   }
+  index_group_last = internal::GroupLastValues(index_slots.size(),
+                                               [&](size_t i) { return index_slots[i].prefix; });
   verified.reset(new std::atomic<bool>[index_entries.size()]);
   for (size_t i = 0; i < index_entries.size(); ++i) verified[i].store(false);
   return absl::OkStatus();
@@ -131,7 +130,7 @@ absl::Status Table::Rep::DecodeIndex() {
 internal::IndexSearch Table::Rep::StartIndexSearch(std::string_view user_key) const {
   internal::IndexSearch s;
   const std::string_view common = index_common_prefix;
-  const int c = user_key.substr(0, common.size()).compare(common);
+  const int c = internal::CompareBytes(user_key.substr(0, common.size()), common);
   if (c != 0) {
     s.settled = true;
     s.first = c < 0 ? 0 : index_entries.size();  // Below or above every separator.

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace lsmbloom {
 namespace internal {
@@ -33,6 +34,15 @@ inline size_t BranchlessLowerBound(const uint64_t* values, size_t n, uint64_t x)
 // than a chain. value_at(i) is the i-th of the n sorted values;
 // group_last[g] == value_at(kSearchGroup * g + kSearchGroup - 1).
 constexpr size_t kSearchGroup = 8;
+
+// The group_last array of GroupedLowerBound for n sorted values.
+template <typename ValueAt>
+std::vector<uint64_t> GroupLastValues(size_t n, const ValueAt& value_at) {
+  std::vector<uint64_t> group_last;
+  group_last.reserve(n / kSearchGroup);
+  for (size_t i = kSearchGroup - 1; i < n; i += kSearchGroup) group_last.push_back(value_at(i));
+  return group_last;
+}
 
 // GroupedLowerBound's first step: where the group that holds the lower bound
 // starts (a multiple of kSearchGroup). Out of cache, a batch takes this step

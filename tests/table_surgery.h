@@ -187,10 +187,11 @@ inline void SwapRegions(std::string* file, const Region& a, const Region& b) {
 }
 
 // Overwrites `to` (block and trailer) with the same number of bytes from
-// `from` of `source`.
+// `from` of `source`, which may be `file` itself: a fuzzed table's index
+// can name overlapping regions, so the bytes may overlap.
 inline void CopyRegion(std::string* file, const Region& to, std::string_view source, size_t from) {
   const size_t n = to.end - to.begin;
-  std::memcpy(&(*file)[to.begin], source.data() + from, n);
+  std::memmove(&(*file)[to.begin], source.data() + from, n);
 }
 
 // Pairs of distinct data blocks of the same size, as indexes into `data`.

@@ -125,6 +125,24 @@ TEST(SearchTest, CompareBytesAgreesWithStringCompare) {
   }
 }
 
+TEST(SearchTest, CommonPrefixLengthAgreesWithAByteLoop) {
+  std::mt19937_64 rng(29);
+  const char kBytes[] = {'\x00', '\x01', 'a', '\x80', '\xff'};
+  for (int trial = 0; trial < 50000; ++trial) {
+    std::string a;
+    const size_t size = rng() % 30;
+    for (size_t i = 0; i < size; ++i) a += kBytes[rng() % sizeof(kBytes)];
+    // b shares a random prefix of a, then goes its own way.
+    std::string b = a.substr(0, rng() % (a.size() + 1));
+    const size_t tail = rng() % 12;
+    for (size_t i = 0; i < tail; ++i) b += kBytes[rng() % sizeof(kBytes)];
+    size_t want = 0;
+    while (want < a.size() && want < b.size() && a[want] == b[want]) ++want;
+    ASSERT_EQ(CommonPrefixLength(a, b), want) << "sizes " << a.size() << " " << b.size();
+    ASSERT_EQ(CommonPrefixLength(b, a), want) << "sizes " << a.size() << " " << b.size();
+  }
+}
+
 }  // namespace
 }  // namespace internal
 }  // namespace lsmbloom

@@ -2,6 +2,7 @@
 // format 3): every answer as without it, whatever the block geometry, and a
 // damaged index an error, never a wrong answer.
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,6 +67,57 @@ TEST(DataBlockHashIndexTest, IndexedTablesAnswerEveryKeyAsTheModel) {
     }
     EXPECT_TRUE(it->status().ok()) << it->status();
     EXPECT_EQ(n, entries.size());
+  }
+}
+
+// Every string of up to `max_size` bytes over `alphabet`, in byte order.
+std::vector<std::string> AllStrings(const std::string& alphabet, size_t max_size) {
+  std::vector<std::string> out = {""};
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i].size() == max_size) continue;
+    for (char c : alphabet) out.push_back(out[i] + c);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A point lookup's scan judges each entry from the bytes it shares with
+// the previous key: keys that are prefixes of one another, and keys whose
+// bytes after a shorter key equal that key's tag bytes (small sequence
+// numbers and types are bytes 0x00-0x02), so that a key shares bytes of
+// its predecessor's tag. Every lookup, of present and absent keys, in
+// blocks with and without the hash index, answers as the model.
+TEST(DataBlockHashIndexTest, KeysSharingPrefixesAndTagBytesAnswerAsTheModel) {
+  const std::string alphabet("\x00\x01\x02\xff", 4);
+  const std::vector<std::string> queries = AllStrings(alphabet + "a", 4);
+  std::vector<Entry> entries;
+  uint64_t n = 0;
+  for (const std::string& key : AllStrings(alphabet, 3)) {
+    if (key.empty() || testing::SplitMix64(++n) % 3 == 0) continue;  // Some absent.
+    const int versions = 1 + static_cast<int>(testing::SplitMix64(n + 1000) % 3);
+    for (int v = versions; v >= 1; --v) {  // Newest first, as tables order them.
+      const bool tombstone = testing::SplitMix64(n + 2000 + v) % 4 == 0;
+      entries.push_back({key, static_cast<uint64_t>(v),
+                         tombstone ? EntryType::kDeletion : EntryType::kValue,
+                         tombstone ? "" : key + "=" + std::to_string(v)});
+    }
+  }
+  for (const bool hash_index : {false, true}) {
+    for (const auto& [block_size, interval] :
+         std::vector<std::pair<size_t, int>>{{4096, 16}, {4096, 3}, {256, 2}, {64, 1}}) {
+      SCOPED_TRACE(::testing::Message() << "hash index " << hash_index << ", block "
+                                        << block_size << ", interval " << interval);
+      TableOptions options = IndexedOptions(block_size, interval);
+      options.data_block_hash_index = hash_index;
+      std::unique_ptr<Table> table = OpenTable(testing::BuildTable(entries, options));
+      ASSERT_NE(table, nullptr);
+      size_t wrong = 0;
+      for (const std::string& key : queries) {
+        absl::StatusOr<LookupResult> got = table->Get(key);
+        wrong += !got.ok() || !testing::SameAsModel(*got, testing::ModelGet(entries, key));
+      }
+      EXPECT_EQ(wrong, 0u);
+    }
   }
 }
 

@@ -10,7 +10,6 @@
 #include <string>
 #include <string_view>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "src/table/format.h"
@@ -28,7 +27,8 @@ class Block {
  public:
   // Checks the restart array (and the hash index's size, accepted only
   // when `may_have_hash_index`: data blocks of table format 3); DataLoss
-  // naming `what` if either is malformed.
+  // naming `what` if either is malformed. `what` names the block in errors
+  // and must outlive it (a literal, such as BlockKindName's).
   static absl::StatusOr<Block> Parse(BlockContents contents, std::string_view what,
                                      bool may_have_hash_index = false);
 
@@ -69,19 +69,30 @@ class Block {
     void SeekToFirst();
     // First entry with key >= target.
     void Seek(std::string_view target);
-    // Seek within the interval of restart point `restart`, where
-    // HashLookup says the target's entries start if the block has them:
-    // not Valid() if the interval holds no entry >= target.
-    void SeekInInterval(uint32_t restart, std::string_view target);
+    // Point lookups in a block of internal keys (a user key, then an 8-byte
+    // tag). SeekUserKey: the first entry whose user key is >= user_key, the
+    // restart found by a binary search against `target` (user_key at the
+    // highest sequence, as SeekKey makes it). SeekUserKeyInInterval: the
+    // same within the interval of restart point `restart`, where HashLookup
+    // says the key's entries start if the block has them; not Valid() if
+    // the interval holds no such entry.
+    void SeekUserKey(std::string_view target, std::string_view user_key);
+    void SeekUserKeyInInterval(uint32_t restart, std::string_view user_key);
     void Next();
     std::string_view key() const { return std::string_view(key_.data(), key_.size()); }
     std::string_view value() const { return value_; }
     const absl::Status& status() const { return status_; }
 
    private:
-    // Decodes the entry at `offset` into key_/value_; false at the end or on
-    // corruption (which sets status_).
+    // Decodes the entry at `offset` into key_/value_ (and shared_/delta_);
+    // false at the end or on corruption (which sets status_).
     bool ParseAt(uint32_t offset);
+    // From the restart entry the iterator is at, on to the first entry whose
+    // user key is >= user_key; not Valid() if none starts before `end`.
+    void ScanToUserKey(std::string_view user_key, uint32_t end);
+    // The last binary search step of Seek and SeekUserKey: the last restart
+    // whose key is < target (or the first); false if the block is corrupt.
+    bool FindRestartBelow(std::string_view target, uint32_t* restart);
     void SeekToRestart(uint32_t index);
     // Loads the lines of interval `index` together, for a scan.
     void PrefetchInterval(uint32_t index) const;
@@ -93,9 +104,36 @@ class Block {
     const Block* block_;
     KeyComparator cmp_;
     uint32_t next_ = 0;  // Offset of the entry after the current one.
+    // The current key, rebuilt entry by entry from the previous one.
     // Internal keys are a user key plus 8 bytes: short ones stay inline, so
     // a point lookup's iterator never allocates.
-    absl::InlinedVector<char, 56> key_;
+    class KeyBuffer {
+     public:
+      KeyBuffer() = default;
+      KeyBuffer(const KeyBuffer&) = delete;
+      KeyBuffer& operator=(const KeyBuffer&) = delete;
+
+      const char* data() const { return heap_ != nullptr ? heap_.get() : inline_; }
+      size_t size() const { return size_; }
+      void clear() { size_ = 0; }
+      // Keeps the first `keep` bytes and appends `n` from `from`, which
+      // may be read up to kCopyBytes past n when `readable` >= kCopyBytes.
+      // REQUIRES: keep <= size().
+      void Rebuild(size_t keep, const char* from, size_t n, size_t readable);
+
+     private:
+      static constexpr size_t kInline = 96;
+      static constexpr size_t kCopyBytes = 16;
+      char inline_[kInline];
+      std::unique_ptr<char[]> heap_;
+      size_t capacity_ = kInline;
+      size_t size_ = 0;
+    };
+    KeyBuffer key_;
+    // Of the current entry: the bytes its key shares with the previous
+    // key, and where its own key bytes lie in the block.
+    uint32_t shared_ = 0;
+    const char* delta_ = nullptr;
     std::string_view value_;
     bool valid_ = false;
     absl::Status status_;
@@ -103,14 +141,14 @@ class Block {
 
  private:
   Block(std::unique_ptr<std::string> owned, std::string_view data, uint32_t restarts_offset,
-        uint32_t num_restarts, const char* buckets, uint32_t num_buckets, std::string what)
+        uint32_t num_restarts, const char* buckets, uint32_t num_buckets, std::string_view what)
       : owned_(std::move(owned)),
         data_(data),
         restarts_offset_(restarts_offset),
         num_restarts_(num_restarts),
         buckets_(buckets),
         num_buckets_(num_buckets),
-        what_(std::move(what)) {}
+        what_(what) {}
   // Where the restart array and the hash index are in `data`; false if the
   // block is too short for what its restart count declares, or has an index
   // where none may be.
@@ -143,7 +181,7 @@ class Block {
   uint32_t num_restarts_;
   const char* buckets_;  // Into data_; null without a hash index.
   uint32_t num_buckets_;
-  std::string what_;
+  std::string_view what_;
 };
 
 }  // namespace internal

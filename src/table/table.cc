@@ -440,7 +440,7 @@ absl::Status Table::Rep::SearchBlock(size_t entry, std::string_view user_key,
   Block::Iterator it(&*block, internal::CompareInternalKeys);
   const std::string_view target = internal::SeekKey(user_key, buf, &spill);
   if (block->num_hash_buckets() == 0) {
-    it.Seek(target);
+    it.SeekUserKey(target, user_key);
   } else {
     const int restart = block->HashLookup(user_key_hash);
     if (restart == Block::kNotInBlock) return absl::OkStatus();
@@ -448,9 +448,9 @@ absl::Status Table::Rep::SearchBlock(size_t entry, std::string_view user_key,
       return absl::DataLossError("data block: hash index names a restart the block lacks");
     }
     if (restart == Block::kUseSearch) {
-      it.Seek(target);
+      it.SeekUserKey(target, user_key);
     } else {
-      it.SeekInInterval(static_cast<uint32_t>(restart), target);
+      it.SeekUserKeyInInterval(static_cast<uint32_t>(restart), user_key);
     }
   }
   if (!it.Valid()) return it.status();

@@ -265,13 +265,13 @@ void Block::Iterator::SeekUserKeyInInterval(uint32_t restart, std::string_view u
 }
 
 void Block::Iterator::ScanToUserKey(std::string_view user_key, uint32_t end) {
-  // Each key is judged without reading it back from key_, where ParseAt has
-  // just copied it (a load over bytes just stored waits for the stores: a
-  // sixth of a cached Get went there). `known` bytes of the previous user
-  // key, which was below user_key, match user_key. An entry sharing more
-  // than that with the previous key orders as it did; otherwise it is
-  // compared from the first byte not known to match, its own bytes read
-  // where they lie in the block.
+  // Each key is judged without a call per entry and without reading it back
+  // from key_, where ParseAt has just copied it (a load over bytes just
+  // stored may wait on the stores). `known` bytes of the previous user key,
+  // which was below user_key, match user_key. An entry sharing more than
+  // that with the previous key orders as it did; otherwise it is compared
+  // from the first byte not known to match, its own bytes read where they
+  // lie in the block.
   size_t known = 0, previous_user_size = 0;
   while (valid_) {
     if (key_.size() < 8) {

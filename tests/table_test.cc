@@ -115,6 +115,50 @@ TEST(TableTest, KeysSharingLongPrefixesZeroBytesAndEveryLengthFindTheirBlock) {
   }
 }
 
+TEST(TableTest, KeysOfHundredsOfBytesAreFoundAndScannedInOrder) {
+  // Longer than a block iterator keeps in place: its key buffer grows, and
+  // keeps the shared bytes of the previous key when it does.
+  std::set<std::string> keys;
+  for (int i = 0; i < 300; ++i) {
+    const size_t shared = testing::SplitMix64(i) % 400;
+    std::string k = std::string(shared, 'k') + std::to_string(i * 7919 % 1000);
+    k.append(testing::SplitMix64(i + 1000) % 300, static_cast<char>('a' + i % 26));
+    keys.insert(k);
+  }
+  std::vector<Entry> entries;
+  uint64_t seq = 1;
+  for (const std::string& k : keys) {
+    entries.push_back({k, seq + 1, EntryType::kValue, "new" + std::to_string(seq)});
+    entries.push_back({k, seq, EntryType::kValue, "old" + std::to_string(seq)});
+    seq += 2;
+  }
+  for (const bool hash_index : {false, true}) {
+    TableOptions options;
+    options.block_size = 1024;
+    options.restart_interval = 4;
+    options.data_block_hash_index = hash_index;
+    auto table = Table::Open(NewMemRandomAccessFile(testing::BuildTable(entries, options)));
+    ASSERT_TRUE(table.ok()) << table.status();
+    EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u) << "hash index " << hash_index;
+    for (const std::string& k : keys) {
+      for (const std::string& probe : {k + "~", k.substr(0, k.size() - 1)}) {
+        absl::StatusOr<LookupResult> got = (*table)->Get(probe);
+        ASSERT_TRUE(got.ok());
+        EXPECT_TRUE(testing::SameAsModel(*got, testing::ModelGet(entries, probe)));
+      }
+    }
+    std::unique_ptr<TableIterator> it = (*table)->NewIterator();
+    size_t n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next(), ++n) {
+      ASSERT_LT(n, entries.size());
+      EXPECT_EQ(it->entry().user_key, entries[n].key);
+      EXPECT_EQ(it->entry().sequence, entries[n].seq);
+    }
+    EXPECT_TRUE(it->status().ok());
+    EXPECT_EQ(n, entries.size());
+  }
+}
+
 TEST(TableTest, ValuesLargerThanABlockRoundTrip) {
   // Sizes cycle so that big values sit next to each other, next to small
   // ones and next to tombstones.

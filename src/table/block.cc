@@ -106,13 +106,12 @@ void Block::PrefetchSearch(std::string_view contents, uint64_t user_key_hash) {
   PrefetchRestarts(contents.data(), restarts_offset, restarts, layout.num_restarts);
 }
 
-bool Block::HashIndexRulesOut(std::string_view contents, uint64_t user_key_hash) {
+std::optional<Block> Block::Reparse(std::string_view data, std::string_view what,
+                                    bool may_have_hash_index) {
   Layout layout;
-  if (!Locate(contents, /*may_have_hash_index=*/true, &layout) || layout.buckets == nullptr) {
-    return false;
-  }
-  return static_cast<uint8_t>(layout.buckets[BucketOf(user_key_hash, layout.num_buckets)]) ==
-         kBucketEmpty;
+  if (data.size() > UINT32_MAX || !Locate(data, may_have_hash_index, &layout)) return std::nullopt;
+  return Block(nullptr, data, static_cast<uint32_t>(layout.restarts_offset), layout.num_restarts,
+               layout.buckets, layout.num_buckets, what);
 }
 
 uint32_t Block::IntervalEnd(const char* restarts, uint32_t num_restarts, uint32_t restarts_offset,
@@ -139,23 +138,12 @@ void Block::Iterator::MarkCorrupt() {
   status_ = absl::DataLossError(absl::StrCat(std::string(block_->what_), ": corrupt entry"));
 }
 
-void Block::Iterator::KeyBuffer::Rebuild(size_t keep, const char* from, size_t n,
-                                         size_t readable) {
-  if (keep + n + kCopyBytes > capacity_) {
-    const size_t capacity = std::max(2 * capacity_, keep + n + kCopyBytes);
-    std::unique_ptr<char[]> bigger(new char[capacity]);
-    std::memcpy(bigger.get(), data(), keep);
-    heap_ = std::move(bigger);
-    capacity_ = capacity;
-  }
-  char* to = heap_ != nullptr ? heap_.get() : inline_;
-  if (n <= kCopyBytes && readable >= kCopyBytes) {
-    // A key's new bytes are few: one fixed-size copy, not a call to memcpy.
-    std::memcpy(to + keep, from, kCopyBytes);
-  } else {
-    std::memcpy(to + keep, from, n);
-  }
-  size_ = keep + n;
+void Block::Iterator::KeyBuffer::Grow(size_t keep, size_t capacity) {
+  capacity = std::max(2 * capacity_, capacity);
+  std::unique_ptr<char[]> bigger(new char[capacity]);
+  std::memcpy(bigger.get(), data(), keep);
+  heap_ = std::move(bigger);
+  capacity_ = capacity;
 }
 
 bool Block::Iterator::ParseAt(uint32_t offset) {
@@ -206,6 +194,10 @@ void Block::Iterator::Next() {
 
 bool Block::Iterator::RestartKey(uint32_t index, std::string_view* key) {
   const uint32_t offset = block_->RestartOffset(index);
+  if (offset >= block_->restarts_offset_) {
+    MarkCorrupt();  // (Parse rules this out; a reparsed block is not checked again.)
+    return false;
+  }
   std::string_view in = block_->data_.substr(offset, block_->restarts_offset_ - offset);
   uint64_t shared, non_shared, value_size;
   if (!GetVarint64(&in, &shared) || !GetVarint64(&in, &non_shared) ||

@@ -6,7 +6,9 @@
 #define LSMBLOOM_SRC_TABLE_BLOCK_H_
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -43,12 +45,11 @@ class Block {
   // (for blocks of at most 16 restarts).
   static void PrefetchSearch(std::string_view contents, uint64_t user_key_hash);
 
-  // Whether the hash index of a block whose bytes (trailer excluded) are
-  // `contents` says no key of it has KeyHash `user_key_hash`, read from its
-  // tail alone (within bounds; false if it has no index or a bad tail).
-  // REQUIRES: the block has been verified and parsed before: this trusts
-  // the index as Parse would have checked it.
-  static bool HashIndexRulesOut(std::string_view contents, uint64_t user_key_hash);
+  // A block whose bytes Parse accepted before and which cannot have changed
+  // since (a read-only mapping, verified once): located again, its restart
+  // array not checked again. nullopt if the bytes do not even locate.
+  static std::optional<Block> Reparse(std::string_view data, std::string_view what,
+                                      bool may_have_hash_index);
 
   size_t size() const { return data_.size(); }
   uint32_t num_restarts() const { return num_restarts_; }
@@ -119,9 +120,22 @@ class Block {
       // Keeps the first `keep` bytes and appends `n` from `from`, which
       // may be read up to kCopyBytes past n when `readable` >= kCopyBytes.
       // REQUIRES: keep <= size().
-      void Rebuild(size_t keep, const char* from, size_t n, size_t readable);
+      void Rebuild(size_t keep, const char* from, size_t n, size_t readable) {
+        if (keep + n + kCopyBytes > capacity_) Grow(keep, keep + n + kCopyBytes);
+        char* to = heap_ != nullptr ? heap_.get() : inline_;
+        if (n <= kCopyBytes && readable >= kCopyBytes) {
+          // A key's new bytes are few: one fixed-size move, no memcpy call.
+          std::memcpy(to + keep, from, kCopyBytes);
+        } else {
+          std::memcpy(to + keep, from, n);
+        }
+        size_ = keep + n;
+      }
 
      private:
+      // Moves the first `keep` bytes to a buffer of at least `capacity`.
+      void Grow(size_t keep, size_t capacity);
+
       static constexpr size_t kInline = 96;
       static constexpr size_t kCopyBytes = 16;
       char inline_[kInline];

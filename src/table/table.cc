@@ -67,6 +67,16 @@ absl::StatusOr<std::unique_ptr<Block>> Table::Rep::ReadDataBlock(const BlockHand
 
 absl::StatusOr<Block> Table::Rep::ReadIndexedBlock(size_t i, bool count) const {
   if (count) counters.data_block_reads.fetch_add(1, std::memory_order_relaxed);
+  if (verified[i].load(std::memory_order_relaxed)) {
+    // Mapped, uncompressed, verified and parsed before: these bytes again.
+    const std::string_view bytes = internal::MappedBlockBytes(*file, index_slots[i].handle);
+    if (bytes.size() >= internal::kBlockTrailerSize) {
+      std::optional<Block> block =
+          Block::Reparse(bytes.substr(0, bytes.size() - internal::kBlockTrailerSize),
+                         "data block", /*may_have_hash_index=*/HasHashIndexes());
+      if (block.has_value()) return *std::move(block);
+    }
+  }
   const bool verify = options.verify_checksums && !verified[i].load(std::memory_order_relaxed);
   absl::StatusOr<internal::BlockContents> contents = internal::ReadBlock(
       *file, index_slots[i].handle, internal::BlockKind::kData, context, verify);
@@ -74,17 +84,10 @@ absl::StatusOr<Block> Table::Rep::ReadIndexedBlock(size_t i, bool count) const {
   const bool mapped = !contents->is_owned;
   absl::StatusOr<Block> block =
       Block::Parse(std::move(*contents), "data block", /*may_have_hash_index=*/HasHashIndexes());
-  // Held only once the block has parsed too (see RulesOutFromTail).
+  // Held only once the block has parsed too: a verified block is reparsed
+  // without its checks.
   if (verify && mapped && block.ok()) verified[i].store(true, std::memory_order_relaxed);
   return block;
-}
-
-bool Table::Rep::RulesOutFromTail(size_t i, uint64_t user_key_hash) const {
-  if (!HasHashIndexes() || !verified[i].load(std::memory_order_relaxed)) return false;
-  const std::string_view bytes = internal::MappedBlockBytes(*file, index_slots[i].handle);
-  if (bytes.size() < internal::kBlockTrailerSize) return false;
-  return Block::HashIndexRulesOut(bytes.substr(0, bytes.size() - internal::kBlockTrailerSize),
-                                  user_key_hash);
 }
 
 absl::Status Table::Rep::DecodeIndex() {
@@ -429,29 +432,23 @@ absl::Status Table::Rep::SearchBlock(size_t entry, std::string_view user_key,
   }
   if (entry >= index_entries.size()) return absl::OkStatus();  // Past the last key.
   if (blocks_read != nullptr) ++*blocks_read;
-  if (RulesOutFromTail(entry, user_key_hash)) {
-    if (count) counters.data_block_reads.fetch_add(1, std::memory_order_relaxed);
-    return absl::OkStatus();
-  }
   absl::StatusOr<Block> block = ReadIndexedBlock(entry, count);
   if (!block.ok()) return block.status();
-  char buf[internal::kSeekKeyBuffer];
-  std::string spill;
+  // The restart interval the hash index names, or kUseSearch to binary-search
+  // the restarts (as in blocks without an index).
+  const int restart =
+      block->num_hash_buckets() == 0 ? Block::kUseSearch : block->HashLookup(user_key_hash);
+  if (restart == Block::kNotInBlock) return absl::OkStatus();  // Most false positives.
+  if (restart == Block::kBadBucket) {
+    return absl::DataLossError("data block: hash index names a restart the block lacks");
+  }
   Block::Iterator it(&*block, internal::CompareInternalKeys);
-  const std::string_view target = internal::SeekKey(user_key, buf, &spill);
-  if (block->num_hash_buckets() == 0) {
-    it.SeekUserKey(target, user_key);
+  if (restart == Block::kUseSearch) {
+    char buf[internal::kSeekKeyBuffer];
+    std::string spill;
+    it.SeekUserKey(internal::SeekKey(user_key, buf, &spill), user_key);
   } else {
-    const int restart = block->HashLookup(user_key_hash);
-    if (restart == Block::kNotInBlock) return absl::OkStatus();
-    if (restart == Block::kBadBucket) {
-      return absl::DataLossError("data block: hash index names a restart the block lacks");
-    }
-    if (restart == Block::kUseSearch) {
-      it.SeekUserKey(target, user_key);
-    } else {
-      it.SeekUserKeyInInterval(static_cast<uint32_t>(restart), user_key);
-    }
+    it.SeekUserKeyInInterval(static_cast<uint32_t>(restart), user_key);
   }
   if (!it.Valid()) return it.status();
   internal::ParsedInternalKey parsed;

@@ -128,16 +128,13 @@ struct Table::Rep {
   // get the tail only.
   void PrefetchBlock(size_t i) const;
   static constexpr size_t kMaxWholeBlockPrefetch = 16 << 10;
-  // Whether data block `i`'s hash index says it holds no key whose KeyHash
-  // is user_key_hash, read from the block's tail alone: only for a block
-  // already verified and parsed (`verified`), whose mapped bytes cannot
-  // have changed since. False when it cannot tell; then read the block.
-  // Most false positives of a filter end here, without parsing the block.
-  bool RulesOutFromTail(size_t i, uint64_t user_key_hash) const;
   // Data blocks may carry hash indexes (table format 3).
   bool HasHashIndexes() const { return context.format_version >= 3; }
   // The data block of index entry `i`, for a lookup: parsed in place, its
-  // checksum verified on the first read only when its bytes are mapped.
+  // checksum verified on the first read only when its bytes are mapped;
+  // after that (`verified`), its mapped bytes are taken as they are, only
+  // located again (most false positives of a filter then end at the
+  // block's hash index, read from its tail).
   absl::StatusOr<internal::Block> ReadIndexedBlock(size_t i, bool count) const;
 
   // The newest entry for `user_key` from the index and one data block, the

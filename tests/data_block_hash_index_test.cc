@@ -105,8 +105,8 @@ TEST(DataBlockHashIndexTest, KeysSharingPrefixesAndTagBytesAnswerAsTheModel) {
   for (const bool hash_index : {false, true}) {
     for (const auto& [block_size, interval] :
          std::vector<std::pair<size_t, int>>{{4096, 16}, {4096, 3}, {256, 2}, {64, 1}}) {
-      SCOPED_TRACE(::testing::Message() << "hash index " << hash_index << ", block "
-                                        << block_size << ", interval " << interval);
+      SCOPED_TRACE(::testing::Message() << "hash index " << hash_index << ", block " << block_size
+                                        << ", interval " << interval);
       TableOptions options = IndexedOptions(block_size, interval);
       options.data_block_hash_index = hash_index;
       std::unique_ptr<Table> table = OpenTable(testing::BuildTable(entries, options));

@@ -279,8 +279,7 @@ void Block::Iterator::ScanToUserKey(std::string_view user_key, uint32_t end) {
       // Bytes [0, from) match. The rest, [from, user_size): the entry's own
       // bytes in the block when they start there, else (rarely) key_'s.
       const size_t from = std::min<size_t>({shared_, known, user_size});
-      const std::string_view rest(from == shared_ ? delta_ : key_.data() + from,
-                                  user_size - from);
+      const std::string_view rest(from == shared_ ? delta_ : key_.data() + from, user_size - from);
       const std::string_view wanted = user_key.substr(from);
       const size_t common = CommonPrefixLength(rest, wanted);
       if (common == rest.size()) {

@@ -72,8 +72,8 @@ absl::StatusOr<Block> Table::Rep::ReadIndexedBlock(size_t i, bool count) const {
     const std::string_view bytes = internal::MappedBlockBytes(*file, index_slots[i].handle);
     if (bytes.size() >= internal::kBlockTrailerSize) {
       std::optional<Block> block =
-          Block::Reparse(bytes.substr(0, bytes.size() - internal::kBlockTrailerSize),
-                         "data block", /*may_have_hash_index=*/HasHashIndexes());
+          Block::Reparse(bytes.substr(0, bytes.size() - internal::kBlockTrailerSize), "data block",
+                         /*may_have_hash_index=*/HasHashIndexes());
       if (block.has_value()) return *std::move(block);
     }
   }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/table/data_block_hash_index.h"
 #include "src/util/coding.h"
+#include "src/util/prefetch.h"
 
 namespace lsmbloom {
 namespace internal {
@@ -82,7 +83,7 @@ void Block::PrefetchRestarts(const char* data, size_t entries_size, const char* 
   if (num_restarts > 16) return;  // Past a few, the binary search skips most.
   for (uint32_t i = 0; i < num_restarts; ++i) {
     const uint32_t offset = DecodeFixed32(restarts + 4 * i);
-    if (offset < entries_size) __builtin_prefetch(data + offset);
+    if (offset < entries_size) PrefetchForRead(data + offset);
   }
 }
 
@@ -124,7 +125,7 @@ uint32_t Block::IntervalEnd(uint32_t index) const {
 }
 
 void Block::PrefetchSpan(const char* data, uint32_t from, uint32_t to) {
-  for (uint32_t at = from; at < to && at - from < 2048; at += 64) __builtin_prefetch(data + at);
+  for (uint32_t at = from; at < to && at - from < 2048; at += 64) PrefetchForRead(data + at);
 }
 
 uint32_t Block::RestartOffset(uint32_t index) const {

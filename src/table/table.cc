@@ -14,6 +14,7 @@
 #include "src/table/format.h"
 #include "src/table/table_rep.h"
 #include "src/util/coding.h"
+#include "src/util/prefetch.h"
 #include "src/util/search.h"
 
 namespace lsmbloom {
@@ -69,7 +70,7 @@ absl::StatusOr<Block> Table::Rep::ReadIndexedBlock(size_t i, bool count) const {
   if (count) counters.data_block_reads.fetch_add(1, std::memory_order_relaxed);
   if (verified[i].load(std::memory_order_relaxed)) {
     // Mapped, uncompressed, verified and parsed before: these bytes again.
-    const std::string_view bytes = internal::MappedBlockBytes(*file, index_slots[i].handle);
+    const std::string_view bytes = MappedBlock(i);
     if (bytes.size() >= internal::kBlockTrailerSize) {
       std::optional<Block> block =
           Block::Reparse(bytes.substr(0, bytes.size() - internal::kBlockTrailerSize), "data block",
@@ -149,8 +150,8 @@ void Table::Rep::PrefetchIndexGroup(const internal::IndexSearch& search) const {
   const char* begin = reinterpret_cast<const char*>(index_slots.data() + search.first);
   const size_t end = std::min(search.first + internal::kSearchGroup, index_slots.size());
   const char* last = reinterpret_cast<const char*>(index_slots.data() + end) - 1;
-  for (const char* p = begin; p <= last; p += 64) __builtin_prefetch(p);
-  __builtin_prefetch(last);
+  for (const char* p = begin; p <= last; p += 64) internal::PrefetchForRead(p);
+  internal::PrefetchForRead(last);
 }
 
 size_t Table::Rep::FinishIndexSearch(const internal::IndexSearch& search,
@@ -171,9 +172,12 @@ size_t Table::Rep::FindDataBlock(std::string_view user_key) const {
   return FinishIndexSearch(StartIndexSearch(user_key), user_key);
 }
 
-void Table::Rep::PrefetchBlockTail(size_t i) const {
-  if (i >= index_entries.size()) return;
-  const std::string_view block = internal::MappedBlockBytes(*file, index_slots[i].handle);
+std::string_view Table::Rep::MappedBlock(size_t i) const {
+  return i < index_slots.size() ? internal::MappedBlockBytes(*file, index_slots[i].handle)
+                                : std::string_view();
+}
+
+void Table::Rep::PrefetchTail(std::string_view block) const {
   if (block.size() < 64) return;
   // The restart array (and hash index, about 2 bytes a key: a few lines)
   // end where the trailer starts; the trailer may span a line.
@@ -181,25 +185,25 @@ void Table::Rep::PrefetchBlockTail(size_t i) const {
   const int lines_before = HasHashIndexes() ? 4 : 1;
   for (int line = lines_before; line >= 1; --line) {
     if (static_cast<size_t>(64 * line - 16) <= block.size()) {
-      __builtin_prefetch(trailer - (64 * line - 16));
+      internal::PrefetchForRead(trailer - (64 * line - 16));
     }
   }
-  __builtin_prefetch(trailer);
-  __builtin_prefetch(trailer + internal::kBlockTrailerSize - 1);
+  internal::PrefetchForRead(trailer);
+  internal::PrefetchForRead(trailer + internal::kBlockTrailerSize - 1);
 }
 
+void Table::Rep::PrefetchBlockTail(size_t i) const { PrefetchTail(MappedBlock(i)); }
+
 void Table::Rep::PrefetchBlock(size_t i) const {
-  PrefetchBlockTail(i);
-  if (i >= index_entries.size()) return;
-  const std::string_view block = internal::MappedBlockBytes(*file, index_slots[i].handle);
+  const std::string_view block = MappedBlock(i);
+  PrefetchTail(block);
   if (block.size() > kMaxWholeBlockPrefetch) return;
   // (Into L2 only, to spare L1, measured slower: the entries then miss L1.)
-  for (size_t at = 0; at < block.size(); at += 64) __builtin_prefetch(block.data() + at);
+  for (size_t at = 0; at < block.size(); at += 64) internal::PrefetchForRead(block.data() + at);
 }
 
 void Table::Rep::PrefetchSearch(size_t i, uint64_t user_key_hash) const {
-  if (i >= index_entries.size()) return;
-  const std::string_view block = internal::MappedBlockBytes(*file, index_slots[i].handle);
+  const std::string_view block = MappedBlock(i);
   if (block.empty()) return;
   Block::PrefetchSearch(block.substr(0, block.size() - internal::kBlockTrailerSize),
                         user_key_hash);

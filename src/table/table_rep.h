@@ -128,6 +128,11 @@ struct Table::Rep {
   // get the tail only.
   void PrefetchBlock(size_t i) const;
   static constexpr size_t kMaxWholeBlockPrefetch = 16 << 10;
+  // Data block `i` and its trailer where the file is mapped; empty if it is
+  // not, or for i past the end.
+  std::string_view MappedBlock(size_t i) const;
+  // PrefetchBlockTail's loads, for a block's mapped bytes.
+  void PrefetchTail(std::string_view block) const;
   // Data blocks may carry hash indexes (table format 3).
   bool HasHashIndexes() const { return context.format_version >= 3; }
   // The data block of index entry `i`, for a lookup: parsed in place, its

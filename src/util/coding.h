@@ -52,9 +52,10 @@ inline void PutFixed64(std::string* dst, uint64_t v) {
   dst->append(buf, 8);
 }
 
-// How many leading bytes a and b share, a word at a time (as CompareBytes
-// below, for a little-endian host: the lowest set bit of the words' XOR is
-// in the first byte that differs).
+// How many leading bytes a and b share, a word at a time (for a
+// little-endian host: the lowest set bit of the words' XOR is in the first
+// byte that differs). Keys compared on the lookup path are short, and a call
+// to memcmp costs more than comparing them; the two functions below use it.
 inline size_t CommonPrefixLength(std::string_view a, std::string_view b) {
   const size_t common = a.size() < b.size() ? a.size() : b.size();
   size_t n = 0;
@@ -68,39 +69,17 @@ inline size_t CommonPrefixLength(std::string_view a, std::string_view b) {
   return n;
 }
 
-// Whether `s` begins with `prefix`, a word at a time: for the short common
-// prefixes of keys a call to memcmp costs more than the compare.
+// Whether `s` begins with `prefix`.
 inline bool StartsWith(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  size_t i = 0;
-  for (; i + 8 <= prefix.size(); i += 8) {
-    uint64_t a, b;
-    std::memcpy(&a, s.data() + i, sizeof(a));
-    std::memcpy(&b, prefix.data() + i, sizeof(b));
-    if (a != b) return false;
-  }
-  for (; i < prefix.size(); ++i) {
-    if (s[i] != prefix[i]) return false;
-  }
-  return true;
+  return s.size() >= prefix.size() && CommonPrefixLength(s, prefix) == prefix.size();
 }
 
-// a.compare(b)'s sign, a word at a time: the first word that differs,
-// byte-swapped, orders the two as its bytes do. Keys compared on the lookup
-// path are short, and a call to memcmp costs more than comparing them.
+// a.compare(b)'s sign: the first byte that differs orders them, else the
+// shorter comes first.
 inline int CompareBytes(std::string_view a, std::string_view b) {
-  const size_t common = a.size() < b.size() ? a.size() : b.size();
-  size_t i = 0;
-  for (; i + 8 <= common; i += 8) {
-    uint64_t x, y;
-    std::memcpy(&x, a.data() + i, sizeof(x));
-    std::memcpy(&y, b.data() + i, sizeof(y));
-    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
-  }
-  for (; i < common; ++i) {
-    const unsigned char x = static_cast<unsigned char>(a[i]);
-    const unsigned char y = static_cast<unsigned char>(b[i]);
-    if (x != y) return x < y ? -1 : 1;
+  const size_t n = CommonPrefixLength(a, b);
+  if (n < a.size() && n < b.size()) {
+    return static_cast<uint8_t>(a[n]) < static_cast<uint8_t>(b[n]) ? -1 : 1;
   }
   return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
 }

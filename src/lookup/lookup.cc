@@ -8,6 +8,7 @@
 #include "lsmbloom/filter/filter_policy.h"
 #include "src/lookup/version.h"
 #include "src/table/table_lookup.h"
+#include "src/util/prefetch.h"
 
 namespace lsmbloom {
 
@@ -310,6 +311,7 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
   struct KeyPlan {
     uint32_t first, count;  // Its candidates: pairs [first, first + count).
     RangeSkips skips;
+    bool any_maybe;  // Some candidate's filter said "maybe" (or has none).
   };
   KeyPlan plans[kChunk];
   // Every key's candidate files, key by key, and the probes of a chunk, one
@@ -332,6 +334,9 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
 
   for (size_t start = 0; start < keys.size(); start += kChunk) {
     const size_t n = std::min(kChunk, keys.size() - start);
+    // The caller's keys may be out of cache: all of them on their way
+    // before the first is hashed.
+    for (size_t i = 0; i < n; ++i) internal::PrefetchForRead(keys[start + i].data());
     KeyHashBatch(keys.data() + start, hashes, n);
 
     // 1. Every key's candidates, and their probes.
@@ -364,11 +369,14 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     size_t* pair_block = blocks.Get(num_pairs);
     survivors.clear();
     for (size_t i = 0; i < n; ++i) {
+      bool any_maybe = false;
       for (uint32_t p = plans[i].first; p < plans[i].first + plans[i].count; ++p) {
+        any_maybe |= pair_maybe[p];
         if (!pair_maybe[p] || !pairs[p]->probe) continue;
         survivors.push_back({p, static_cast<uint32_t>(start + i),
                              TableLookup::StartLocate(*pairs[p]->table, keys[start + i])});
       }
+      plans[i].any_maybe = any_maybe;
     }
     for (const Survivor& s : survivors) {
       pair_block[s.pair] =
@@ -378,9 +386,11 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
       TableLookup::PrefetchSearch(*pairs[s.pair]->table, pair_block[s.pair], view_hashes[s.pair]);
     }
 
-    // 4. Each key's survivors, newest first.
+    // 4. Each key's survivors, newest first. A key every filter ruled out
+    // keeps its result as made (not found) unless its probes are counted.
     for (size_t i = 0; i < n; ++i) {
       const KeyPlan& plan = plans[i];
+      if (!plan.any_maybe && counts == nullptr) continue;
       int stopped_at = kNumLevels - 1;
       absl::Status s = SearchCandidates(pairs + plan.first, pair_maybe + plan.first,
                                         pair_block + plan.first, plan.count, keys[start + i],

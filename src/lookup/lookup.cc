@@ -300,7 +300,10 @@ absl::Status TableSet::Get(std::string_view key, LookupResult* result) const {
 std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     absl::Span<const std::string_view> keys) const {
   const std::shared_ptr<const Version> v = current();
-  std::vector<absl::StatusOr<LookupResult>> results(keys.size(), LookupResult());
+  std::vector<absl::StatusOr<LookupResult>> results;
+  results.reserve(keys.size());
+  // Each made in place: copying one made result costs a string copy a key.
+  for (size_t i = 0; i < keys.size(); ++i) results.emplace_back(absl::in_place);
   ConstructedIf<LocalCounts> kept(options_.count_stats);
   LocalCounts* const counts = kept.get();
   if (counts != nullptr) counts->lookups = static_cast<uint32_t>(keys.size());
@@ -309,18 +312,20 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
   constexpr size_t kChunk = 128;
   uint64_t hashes[kChunk];
   struct KeyPlan {
-    uint32_t first, count;  // Its candidates: pairs [first, first + count).
+    const FileMeta* const* files;  // Its candidates, newest first,
+    uint32_t first, count;         // probed as pairs [first, first + count).
     RangeSkips skips;
     bool any_maybe;  // Some candidate's filter said "maybe" (or has none).
   };
   KeyPlan plans[kChunk];
-  // Every key's candidate files, key by key, and the probes of a chunk, one
-  // per pair: uninitialised (each is written before it is read).
+  // Room for every key's candidate files where the version has no list of
+  // its own, and the probes of a chunk, one per pair: uninitialised (each is
+  // written before it is read).
   const size_t max_pairs = std::min(kChunk, keys.size()) * v->max_candidates();
   Buffer<const FileMeta*> pair_files;
   Buffer<const BlockedBloomView*> pair_views;
   Buffer<uint64_t> pair_hashes;
-  const FileMeta** const pairs = pair_files.Get(max_pairs);
+  const FileMeta** const scratch = pair_files.Get(max_pairs);
   const BlockedBloomView** const views = pair_views.Get(max_pairs);
   uint64_t* const view_hashes = pair_hashes.Get(max_pairs);
   BoolBuffer maybe;
@@ -328,6 +333,7 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
   // Probed pairs whose filter said "maybe", with their keys and searches.
   struct Survivor {
     uint32_t pair, key;
+    const Table* table;
     IndexSearch search;
   };
   std::vector<Survivor> survivors;
@@ -346,10 +352,10 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
       plan.first = num_pairs;
       plan.skips = RangeSkips();
       const absl::Span<const FileMeta* const> candidates =
-          v->FindCandidates(keys[start + i], &pairs[num_pairs], &plan.skips);
+          v->FindCandidates(keys[start + i], &scratch[num_pairs], &plan.skips);
+      plan.files = candidates.data();
       plan.count = static_cast<uint32_t>(candidates.size());
       for (uint32_t c = 0; c < plan.count; ++c) {
-        pairs[num_pairs + c] = candidates[c];  // Already there if written to scratch.
         views[num_pairs + c] = &candidates[c]->filter;
         view_hashes[num_pairs + c] = hashes[i];
       }
@@ -369,21 +375,23 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     size_t* pair_block = blocks.Get(num_pairs);
     survivors.clear();
     for (size_t i = 0; i < n; ++i) {
+      KeyPlan& plan = plans[i];
       bool any_maybe = false;
-      for (uint32_t p = plans[i].first; p < plans[i].first + plans[i].count; ++p) {
+      for (uint32_t c = 0; c < plan.count; ++c) {
+        const uint32_t p = plan.first + c;
         any_maybe |= pair_maybe[p];
-        if (!pair_maybe[p] || !pairs[p]->probe) continue;
-        survivors.push_back({p, static_cast<uint32_t>(start + i),
-                             TableLookup::StartLocate(*pairs[p]->table, keys[start + i])});
+        if (!pair_maybe[p] || !plan.files[c]->probe) continue;
+        const Table& table = *plan.files[c]->table;
+        survivors.push_back({p, static_cast<uint32_t>(start + i), &table,
+                             TableLookup::StartLocate(table, keys[start + i])});
       }
-      plans[i].any_maybe = any_maybe;
+      plan.any_maybe = any_maybe;
     }
     for (const Survivor& s : survivors) {
-      pair_block[s.pair] =
-          TableLookup::LocateBlock(*pairs[s.pair]->table, keys[s.key], s.search);
+      pair_block[s.pair] = TableLookup::LocateBlock(*s.table, keys[s.key], s.search);
     }
     for (const Survivor& s : survivors) {
-      TableLookup::PrefetchSearch(*pairs[s.pair]->table, pair_block[s.pair], view_hashes[s.pair]);
+      TableLookup::PrefetchSearch(*s.table, pair_block[s.pair], view_hashes[s.pair]);
     }
 
     // 4. Each key's survivors, newest first. A key every filter ruled out
@@ -392,10 +400,9 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
       const KeyPlan& plan = plans[i];
       if (!plan.any_maybe && counts == nullptr) continue;
       int stopped_at = kNumLevels - 1;
-      absl::Status s = SearchCandidates(pairs + plan.first, pair_maybe + plan.first,
-                                        pair_block + plan.first, plan.count, keys[start + i],
-                                        hashes[i], counts, &stopped_at,
-                                        &*results[start + i]);
+      absl::Status s =
+          SearchCandidates(plan.files, pair_maybe + plan.first, pair_block + plan.first, plan.count,
+                           keys[start + i], hashes[i], counts, &stopped_at, &*results[start + i]);
       if (!s.ok()) results[start + i] = std::move(s);
       if (counts != nullptr) counts->AddRangeSkips(plan.skips, stopped_at);
     }

@@ -1,6 +1,7 @@
 #include "lsmbloom/lookup/lookup.h"
 
 #include <algorithm>
+#include <cstring>
 #include <new>
 
 #include "absl/strings/str_cat.h"
@@ -83,6 +84,22 @@ class ConstructedIf {
   alignas(T) unsigned char storage_[sizeof(T)];
   T* value_ = nullptr;
 };
+
+// Calls f(i), in increasing order, for each i < n with flags[i] true: eight
+// flags a load, as nearly all are false (a filter's "no").
+template <typename F>
+void ForEachTrue(const bool* flags, size_t n, const F& f) {
+  static_assert(sizeof(bool) == 1, "a flag is one byte, 0 or 1");
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, flags + i, 8);
+    for (; word != 0; word &= word - 1) f(i + static_cast<size_t>(__builtin_ctzll(word)) / 8);
+  }
+  for (; i < n; ++i) {
+    if (flags[i]) f(i);
+  }
+}
 
 }  // namespace
 
@@ -374,19 +391,17 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     // hash index names, or its restart entries.
     size_t* pair_block = blocks.Get(num_pairs);
     survivors.clear();
-    for (size_t i = 0; i < n; ++i) {
-      KeyPlan& plan = plans[i];
-      bool any_maybe = false;
-      for (uint32_t c = 0; c < plan.count; ++c) {
-        const uint32_t p = plan.first + c;
-        any_maybe |= pair_maybe[p];
-        if (!pair_maybe[p] || !plan.files[c]->probe) continue;
-        const Table& table = *plan.files[c]->table;
-        survivors.push_back({p, static_cast<uint32_t>(start + i), &table,
-                             TableLookup::StartLocate(table, keys[start + i])});
-      }
-      plan.any_maybe = any_maybe;
-    }
+    for (size_t i = 0; i < n; ++i) plans[i].any_maybe = false;
+    size_t key = 0;  // The key of pair p: pairs are in key order.
+    ForEachTrue(pair_maybe, num_pairs, [&](size_t p) {
+      while (plans[key].first + plans[key].count <= p) ++key;
+      KeyPlan& plan = plans[key];
+      plan.any_maybe = true;
+      const FileMeta& file = *plan.files[p - plan.first];
+      if (!file.probe) return;
+      survivors.push_back({static_cast<uint32_t>(p), static_cast<uint32_t>(start + key), file.table,
+                           TableLookup::StartLocate(*file.table, keys[start + key])});
+    });
     for (const Survivor& s : survivors) {
       pair_block[s.pair] = TableLookup::LocateBlock(*s.table, keys[s.key], s.search);
     }

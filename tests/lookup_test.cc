@@ -295,6 +295,13 @@ TEST(LookupTest, MultiGetWithCountersOffMatchesModel) {
   std::vector<std::string> probes;
   for (int i = 0; i < keys * 2 + 10; ++i) probes.push_back(testing::TableKey(i));  // Odd: absent.
   ExpectMultiGetMatchesModel(lsm, probes);
+  // An empty key whose view has no data at all.
+  const std::vector<std::string_view> empty = {std::string_view(), probes[0]};
+  const auto results = lsm.set.MultiGet(empty);
+  ASSERT_TRUE(results[0].ok());
+  EXPECT_EQ(results[0]->kind, Kind::kNotFound);
+  ASSERT_TRUE(results[1].ok());
+  EXPECT_TRUE(testing::SameAsModel(*results[1], lsm.Expected(probes[0])));
 }
 
 // Past the file count for which a version precomputes every key range's

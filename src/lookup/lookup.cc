@@ -358,8 +358,10 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
   for (size_t start = 0; start < keys.size(); start += kChunk) {
     const size_t n = std::min(kChunk, keys.size() - start);
     // The caller's keys may be out of cache: all of them on their way
-    // before the first is hashed.
-    for (size_t i = 0; i < n; ++i) internal::PrefetchForRead(keys[start + i].data());
+    // before the first is hashed. (An empty key's data may be null.)
+    for (size_t i = 0; i < n; ++i) {
+      if (!keys[start + i].empty()) internal::PrefetchForRead(keys[start + i].data());
+    }
     KeyHashBatch(keys.data() + start, hashes, n);
 
     // 1. Every key's candidates, and their probes.

@@ -126,6 +126,8 @@ absl::Status Table::Rep::DecodeIndex() {
   }
   index_group_last = internal::GroupLastValues(index_slots.size(),
                                                [&](size_t i) { return index_slots[i].prefix; });
+  index_group_last_top = internal::GroupLastValues(index_group_last.size(),
+                                                   [&](size_t g) { return index_group_last[g]; });
   verified.reset(new std::atomic<bool>[index_entries.size()]);
   for (size_t i = 0; i < index_entries.size(); ++i) verified[i].store(false);
   return absl::OkStatus();
@@ -141,7 +143,10 @@ internal::IndexSearch Table::Rep::StartIndexSearch(std::string_view user_key) co
     return s;
   }
   s.key_prefix = internal::OrderedPrefix8(user_key, common.size());
-  s.first = internal::LowerBoundGroup(index_group_last.data(), index_slots.size(), s.key_prefix);
+  s.first =
+      internal::kSearchGroup *
+      internal::GroupedLowerBound(index_group_last_top.data(), index_group_last.size(),
+                                  s.key_prefix, [&](size_t g) { return index_group_last[g]; });
   return s;
 }
 

@@ -81,6 +81,10 @@ struct Table::Rep {
   std::string index_common_prefix;
   std::vector<internal::IndexSlot> index_slots;
   std::vector<uint64_t> index_group_last;
+  // The same summary of index_group_last: its few lines stay cached where
+  // a large table's index_group_last does not, so the search of the latter
+  // reads one line of it rather than a chain of halvings.
+  std::vector<uint64_t> index_group_last_top;
   // Per data block: its checksum held and its restart array parsed once,
   // over bytes that stay mapped in memory (so a later read sees the very
   // same bytes). Blocks read into a buffer (pread) are verified on every read.
@@ -111,8 +115,9 @@ struct Table::Rep {
   // when none is.
   size_t FindDataBlock(std::string_view user_key) const;
   // FindDataBlock in two steps (TableLookup::StartLocate): the search of
-  // the cached summary, index_group_last; the start of loading the group of
-  // slots it names; and the count within that group.
+  // the summaries, index_group_last_top (cached) and then one line of
+  // index_group_last; the start of loading the group of slots they name;
+  // and the count within that group.
   internal::IndexSearch StartIndexSearch(std::string_view user_key) const;
   void PrefetchIndexGroup(const internal::IndexSearch& search) const;
   size_t FinishIndexSearch(const internal::IndexSearch& search, std::string_view user_key) const;

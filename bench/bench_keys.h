@@ -35,6 +35,23 @@ class KeySet {
     return std::string_view(&bytes_[i * kKeyBytes], kKeyBytes);
   }
 
+  // The keys in order, for range-for loops and BlockedBloomBuilder::AddKeys.
+  class Iterator {
+   public:
+    explicit Iterator(const char* at) : at_(at) {}
+    std::string_view operator*() const { return std::string_view(at_, kKeyBytes); }
+    Iterator& operator++() {
+      at_ += kKeyBytes;
+      return *this;
+    }
+    bool operator!=(const Iterator& other) const { return at_ != other.at_; }
+
+   private:
+    const char* at_;
+  };
+  Iterator begin() const { return Iterator(bytes_.get()); }
+  Iterator end() const { return Iterator(bytes_.get() + n_ * kKeyBytes); }
+
  private:
   size_t n_;
   std::unique_ptr<char[]> bytes_;

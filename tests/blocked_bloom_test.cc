@@ -4,6 +4,8 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -73,6 +75,39 @@ TEST(BlockedBloomTest, AdjacentRepeatsAreDroppedOnArrival) {
   std::vector<std::string> versions;
   for (const std::string& key : keys) versions.insert(versions.end(), 3, key);
   EXPECT_EQ(BuildFilter(keys), BuildFilter(versions));
+}
+
+TEST(BlockedBloomTest, AddKeysBuildsWhatAddKeyBuildsAcrossCallsAndRefills) {
+  // Versions of one key in a row, some across the boundary between calls.
+  const auto distinct = testing::MakeKeys(KeyShape::kRandom16, 5, 300000);
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < distinct.size(); ++i) keys.insert(keys.end(), 1 + i % 3, distinct[i]);
+  const std::string one_by_one = BuildFilter(keys);
+
+  // A new thread has no spare buffer from the build above, so the builder's
+  // buffer starts small and grows several times inside AddKeys calls.
+  size_t buffered = 0;
+  absl::StatusOr<std::string> in_calls;
+  std::thread([&] {
+    auto builder = BlockedBloomBuilder::Create();
+    ASSERT_TRUE(builder.ok());
+    builder->AddKeys(std::vector<std::string>());
+    size_t start = 0;
+    // Calls of 0 to 100000 keys, with single AddKey and AddHash between them.
+    for (size_t call = 0; start < keys.size(); ++call) {
+      const size_t n = std::min(keys.size() - start, (call * 7919) % 100001);
+      builder->AddKeys(
+          std::vector<std::string_view>(keys.begin() + start, keys.begin() + start + n));
+      start += n;
+      if (start < keys.size()) builder->AddKey(keys[start++]);
+      if (start < keys.size()) builder->AddHash(KeyHash(keys[start++]));
+    }
+    buffered = builder->num_buffered();
+    in_calls = builder->Finish();
+  }).join();
+  EXPECT_EQ(buffered, distinct.size());
+  ASSERT_TRUE(in_calls.ok()) << in_calls.status();
+  EXPECT_EQ(*in_calls, one_by_one);
 }
 
 TEST(BlockedBloomTest, RepeatsFarApartAreCountedAndStillMatch) {

@@ -11,8 +11,8 @@ namespace internal {
 __attribute__((flatten))
 #endif
 uint64_t
-KeyHashLong(std::string_view key, const HashSpec& spec) {
-  return KeyHashInline(key, spec);
+KeyHashLong(const char* data, size_t size, uint64_t seed) {
+  return XXH3_64bits_withSeed(data, size, seed);
 }
 
 }  // namespace internal

@@ -92,8 +92,10 @@ inline uint64_t Xxh3ShortKey(const char* p, size_t len, uint64_t seed) {
 }
 
 // KeyHash of keys longer than 16 bytes: xxHash's XXH3, compiled into
-// src/filter/key_hash.cc.
-uint64_t KeyHashLong(std::string_view key, const HashSpec& spec);
+// src/filter/key_hash.cc. It takes the seed by value: a HashSpec by
+// reference would keep a caller's temporary spec (KeyHash(key)) in memory,
+// written again for every key of its loop.
+uint64_t KeyHashLong(const char* data, size_t size, uint64_t seed);
 }  // namespace internal
 
 // Hashes `key` as filters with `spec` expect. Thread-safe, no allocation.
@@ -102,7 +104,7 @@ inline uint64_t KeyHash(std::string_view key, const HashSpec& spec = HashSpec())
   // HashId has a single member today; a reader rejects filters naming any
   // other id before a hash from here can reach them.
   if (key.size() <= 16) return internal::Xxh3ShortKey(key.data(), key.size(), spec.seed);
-  return internal::KeyHashLong(key, spec);
+  return internal::KeyHashLong(key.data(), key.size(), spec.seed);
 }
 
 // Hashes `n` keys into `out[0, n)`. Same result as calling KeyHash on each.

@@ -2,6 +2,8 @@
 // as the scalar reference, for every k and for filters built on one target
 // and read on another.
 
+#include <unistd.h>
+
 #include <string>
 #include <vector>
 
@@ -144,15 +146,18 @@ TEST_F(SimdTargetsTest, ProbeEachAnswersLikeEachFiltersReferenceOnEveryTarget) {
 }
 
 TEST_F(SimdTargetsTest, PrefetchingBatchOnALargeFilterMatchesTheReference) {
-  // Over 1 MiB of bits, so the reader takes the prefetching path.
-  const std::vector<uint64_t> present = Hashes(4, 1200000);
+  // Bits over twice the L2 cache (as many keys as bytes there, and a
+  // quarter more, at 10 bits/key), so the reader takes the prefetching path.
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  const uint64_t prefetch_above = 2 * (l2 > 0 ? static_cast<uint64_t>(l2) : uint64_t{1} << 20);
+  const std::vector<uint64_t> present = Hashes(4, prefetch_above + prefetch_above / 4);
   const std::vector<uint64_t> absent = Hashes(5, 200000);
   const std::string filter = Build(present, 8, 10);
   for (const std::string& name : AvailableSimdTargets()) {
     ASSERT_TRUE(PinSimdTarget(name).ok());
     auto reader = BlockedBloomReader::Open(filter);
     ASSERT_TRUE(reader.ok());
-    ASSERT_GT(reader->geometry().bit_bytes(), 1u << 20);
+    ASSERT_GT(reader->geometry().bit_bytes(), prefetch_above);
     std::unique_ptr<bool[]> out(new bool[present.size()]);
     reader->MayMatchBatch(present, absl::MakeSpan(out.get(), present.size()));
     size_t misses = 0;

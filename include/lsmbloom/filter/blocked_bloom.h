@@ -237,7 +237,7 @@ class BlockedBloomReader {
   }
 
   // out[i] = MayMatchHash(hashes[i]). Fetches blocks ahead of probing when
-  // the filter is larger than a typical L2 cache, where that pays.
+  // the filter is over twice the size of the L2 cache, where that pays.
   // REQUIRES: out.size() == hashes.size().
   void MayMatchBatch(absl::Span<const uint64_t> hashes, absl::Span<bool> out) const;
 
@@ -271,7 +271,7 @@ class BlockedBloomReader {
   // Kernels resolved once per reader, never per probe or per batch.
   ProbeFn probe_one_ = nullptr;
   ProbeBatchFn probe_batch_ = nullptr;
-  bool prefetch_ = false;  // Batches fetch blocks ahead (filters beyond L2).
+  bool prefetch_ = false;  // Batches fetch blocks ahead (filters over 2x L2).
   // Lane i is 1 when probe i < k: what internal::Avx2LiveLanes computes,
   // worked out once here so that an inlined AVX2 probe does not redo it per key.
   alignas(32) uint32_t avx2_live_lanes_[16] = {};

@@ -2,6 +2,7 @@
 
 #include "lsmbloom/filter/blocked_bloom.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>

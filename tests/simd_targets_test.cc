@@ -2,8 +2,6 @@
 // as the scalar reference, for every k and for filters built on one target
 // and read on another.
 
-#include <unistd.h>
-
 #include <string>
 #include <vector>
 
@@ -12,6 +10,7 @@
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/simd.h"
 #include "src/filter/reference_kernels.h"
+#include "src/filter/simd_kernels.h"
 #include "tests/test_keys.h"
 
 namespace lsmbloom {
@@ -146,10 +145,9 @@ TEST_F(SimdTargetsTest, ProbeEachAnswersLikeEachFiltersReferenceOnEveryTarget) {
 }
 
 TEST_F(SimdTargetsTest, PrefetchingBatchOnALargeFilterMatchesTheReference) {
-  // Bits over twice the L2 cache (as many keys as bytes there, and a
-  // quarter more, at 10 bits/key), so the reader takes the prefetching path.
-  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  const uint64_t prefetch_above = 2 * (l2 > 0 ? static_cast<uint64_t>(l2) : uint64_t{1} << 20);
+  // More bits than the size batches start prefetching at (as many keys as
+  // bytes there, and a quarter more, at 10 bits/key).
+  const uint64_t prefetch_above = internal::BatchPrefetchAboveBytes();
   const std::vector<uint64_t> present = Hashes(4, prefetch_above + prefetch_above / 4);
   const std::vector<uint64_t> absent = Hashes(5, 200000);
   const std::string filter = Build(present, 8, 10);

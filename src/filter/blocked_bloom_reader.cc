@@ -1,5 +1,3 @@
-#include <unistd.h>
-
 #include <cassert>
 
 #include "lsmbloom/filter/blocked_bloom.h"
@@ -7,22 +5,6 @@
 #include "src/filter/simd_kernels.h"
 
 namespace lsmbloom {
-namespace {
-
-// Prefetching costs more than it saves while most of the filter is in the
-// L2 cache: there the probes' own loads, many in flight in the core's
-// window, fetch as well. Measured: slower batches in cache, 2-4x faster ones
-// in DRAM; at twice the L2 or less (a 1.25 MB filter with a 1 MiB L2) 5-15%
-// faster without, at 3-8 MB about even.
-uint64_t PrefetchAboveBytes() {
-  static const uint64_t bytes = [] {
-    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return 2 * (l2 > 0 ? static_cast<uint64_t>(l2) : uint64_t{1} << 20);
-  }();
-  return bytes;
-}
-
-}  // namespace
 
 absl::StatusOr<BlockedBloomReader> BlockedBloomReader::Open(std::string_view filter,
                                                             const FilterReadOptions& options) {
@@ -34,7 +16,7 @@ absl::StatusOr<BlockedBloomReader> BlockedBloomReader::Open(std::string_view fil
   reader.bits_ = reinterpret_cast<const uint8_t*>(filter.data()) + internal::kHeaderBytes;
   reader.probe_one_ = internal::ChosenProbeOne();
   reader.probe_batch_ = internal::ChosenProbeBatch();
-  reader.prefetch_ = geometry->bit_bytes() > PrefetchAboveBytes();
+  reader.prefetch_ = geometry->bit_bytes() > internal::BatchPrefetchAboveBytes();
   for (int lane = 0; lane < 16; ++lane) {
     reader.avx2_live_lanes_[lane] = lane < geometry->num_probes;
   }

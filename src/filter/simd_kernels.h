@@ -30,6 +30,10 @@ using ProbeBatchFn = void (*)(const uint8_t* bits, uint64_t num_blocks, int num_
 // The batch kernel of the target Highway has chosen now.
 ProbeBatchFn ChosenProbeBatch();
 
+// The filter size (bytes of bits) above which batches pay for `prefetch`:
+// twice this machine's L2 cache.
+uint64_t BatchPrefetchAboveBytes();
+
 // Sets the k bits of every hash. Any order is correct; hashes sorted by value
 // are also sorted by block, which turns random writes into a sequential sweep.
 void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,

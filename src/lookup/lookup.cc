@@ -339,10 +339,10 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
   // its own, and the probes of a chunk, one per pair: uninitialised (each is
   // written before it is read).
   const size_t max_pairs = std::min(kChunk, keys.size()) * v->max_candidates();
-  Buffer<const FileMeta*> pair_files;
+  Buffer<const FileMeta*> candidate_scratch;
   Buffer<const BlockedBloomView*> pair_views;
   Buffer<uint64_t> pair_hashes;
-  const FileMeta** const scratch = pair_files.Get(max_pairs);
+  const FileMeta** const scratch = candidate_scratch.Get(max_pairs);
   const BlockedBloomView** const views = pair_views.Get(max_pairs);
   uint64_t* const view_hashes = pair_hashes.Get(max_pairs);
   BoolBuffer maybe;

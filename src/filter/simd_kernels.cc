@@ -13,6 +13,8 @@
 
 #include <unistd.h>
 
+#include <utility>
+
 #include "hwy/cache_control.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
@@ -104,19 +106,26 @@ void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, 
 
 #if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
 
-// One 64-bit read-modify-write per bit, each block fetched
-// kBuildPrefetchDistance keys ahead.
-void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,
-               size_t n) {
+// A key's k bits, one 64-bit read-modify-write each, unrolled by the pack:
+// all k positions are computed before the first write. As a loop over a
+// run-time k (multiplies and writes interleaved) 10^6 keys took 6.8 ns a
+// key, against 4.6 (both measured alone, Zen 5).
+template <int... kProbe>
+HWY_INLINE void SetKeyBits(uint8_t* block, uint32_t seed, std::integer_sequence<int, kProbe...>) {
+  const uint32_t positions[] = {BitInBlock(seed, kProbe)...};
+  (SetBlockBit(block, positions[kProbe]), ...);
+}
+
+// Each block fetched kBuildPrefetchDistance keys ahead.
+template <int kProbes>
+void AddHashesFixed(uint8_t* bits, uint64_t num_blocks, const uint64_t* hashes, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     if (i + kBuildPrefetchDistance < n) {
       hwy::Prefetch(bits +
                     BlockIndex(hashes[i + kBuildPrefetchDistance], num_blocks) * kBlockBytes);
     }
-    uint8_t* block = bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes;
-    for (int probe = 0; probe < num_probes; ++probe) {
-      SetBlockBit(block, BitInBlock(ProbeSeed(hashes[i]), probe));
-    }
+    SetKeyBits(bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes, ProbeSeed(hashes[i]),
+               std::make_integer_sequence<int, kProbes>());
   }
 }
 
@@ -215,6 +224,8 @@ void AddHashesFixed(uint8_t* bits, uint64_t num_blocks, const uint64_t* hashes, 
   ReferenceAdd(bits, num_blocks, kProbes, hashes + i, n - i);
 }
 
+#endif  // HWY_TARGET == HWY_SCALAR
+
 void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,
                size_t n) {
   switch (num_probes) {
@@ -230,8 +241,6 @@ void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_
                     default : ReferenceAdd(bits, num_blocks, num_probes, hashes, n);
   }
 }
-
-#endif  // HWY_TARGET == HWY_SCALAR
 
 int64_t Target() { return HWY_TARGET; }
 

@@ -133,19 +133,26 @@ absl::StatusOr<std::string> BlockedBloomBuilder::Finish() {
   has_last_hash_ = false;
   absl::StatusOr<FilterGeometry> geometry = PlanFilter(hashes.size(), options_);
   if (!geometry.ok()) return geometry.status();
-  // Reserved (allocated, not yet touched), advised, then zero-filled: so a
-  // large filter's pages fault in as huge pages where the kernel allows.
+  // Setting a bit twice changes nothing, so any order and any repeats give
+  // the same bits. They are set in a buffer on a cache-line boundary, then
+  // copied behind the header: a string's bytes start wherever malloc puts
+  // them (16-byte aligned), and every block that straddles two lines makes
+  // a key's update touch both.
+  const size_t bits_bytes = geometry->bit_bytes();
+  internal::ZeroedLines aligned_bits(bits_bytes);
+  hashes.Drain([&](const uint64_t* run, size_t n) {
+    internal::AddHashes(aligned_bits.data(), geometry->num_blocks, geometry->num_probes, run, n);
+  });
+  // Reserved (allocated, not yet touched) and advised before the copy
+  // writes it: so a large filter's pages fault in as huge pages where the
+  // kernel allows.
   std::string filter;
   filter.reserve(geometry->serialized_size());
   internal::AdviseHugePages(&filter[0], geometry->serialized_size());
-  filter.resize(geometry->serialized_size(), '\0');
+  filter.resize(internal::kHeaderBytes);
+  filter.append(reinterpret_cast<const char*>(aligned_bits.data()), bits_bytes);
   uint8_t* header = reinterpret_cast<uint8_t*>(&filter[0]);
   uint8_t* bits = header + internal::kHeaderBytes;
-  // Setting a bit twice changes nothing, so any order and any repeats give
-  // the same bits.
-  hashes.Drain([&](const uint64_t* run, size_t n) {
-    internal::AddHashes(bits, geometry->num_blocks, geometry->num_probes, run, n);
-  });
   internal::EncodeHeader(*geometry, bits, header);
   return filter;
 }

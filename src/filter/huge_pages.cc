@@ -83,5 +83,14 @@ void* ReallocateLarge(void* data, size_t old_bytes, size_t kept, size_t new_byte
   return p;
 }
 
+ZeroedLines::ZeroedLines(size_t bytes)
+    : allocated_bytes_(bytes + 64), allocation_(AllocateLarge(allocated_bytes_)) {
+  const uintptr_t at = reinterpret_cast<uintptr_t>(allocation_);
+  data_ = reinterpret_cast<uint8_t*>((at + 63) & ~uintptr_t{63});
+  // Mapped memory is zero already (and touching it here would fault every
+  // page twice over); malloc's may hold an earlier buffer's bytes.
+  if (allocated_bytes_ < kMapAbove) std::memset(data_, 0, bytes);
+}
+
 }  // namespace internal
 }  // namespace lsmbloom

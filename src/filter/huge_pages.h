@@ -11,6 +11,7 @@
 #define LSMBLOOM_SRC_FILTER_HUGE_PAGES_H_
 
 #include <cstddef>
+#include <cstdint>
 
 namespace lsmbloom {
 namespace internal {
@@ -33,6 +34,24 @@ void FreeLarge(void* data, size_t bytes);
 // and a copy instead left holes that made malloc return and re-fault its top
 // pages on every filter).
 void* ReallocateLarge(void* data, size_t old_bytes, size_t kept, size_t new_bytes);
+
+// Zero-filled memory starting on a 64-byte boundary, from AllocateLarge
+// (huge pages for large buffers): where a filter's bits are set, so that no
+// block straddles two cache lines.
+class ZeroedLines {
+ public:
+  explicit ZeroedLines(size_t bytes);
+  ~ZeroedLines() { FreeLarge(allocation_, allocated_bytes_); }
+  ZeroedLines(const ZeroedLines&) = delete;
+  ZeroedLines& operator=(const ZeroedLines&) = delete;
+
+  uint8_t* data() const { return data_; }
+
+ private:
+  size_t allocated_bytes_;
+  void* allocation_;
+  uint8_t* data_;
+};
 
 }  // namespace internal
 }  // namespace lsmbloom

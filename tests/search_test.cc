@@ -52,6 +52,38 @@ TEST(SearchTest, GroupedLowerBoundAgreesWithStdLowerBound) {
   }
 }
 
+// The bucketed search agrees with std::lower_bound for every size, for
+// values spread evenly, crowded into one bucket (a few far apart from a
+// dense run), and spanning the whole 64-bit range, at values present,
+// between, just outside and at the extremes.
+TEST(SearchTest, BucketedLowerBoundAgreesWithStdLowerBound) {
+  std::mt19937_64 rng(31);
+  for (size_t n = 0; n <= 300; n += (n < 20 ? 1 : 7)) {
+    for (int shape = 0; shape < 3; ++shape) {
+      std::vector<uint64_t> values(n);
+      for (size_t i = 0; i < n; ++i) {
+        if (shape == 0) values[i] = 1000 + 2 * (rng() % (4 * n + 1));
+        if (shape == 1) values[i] = i % 10 == 0 ? rng() : 5000 + rng() % 50;
+        if (shape == 2) values[i] = rng();
+      }
+      std::sort(values.begin(), values.end());
+      const BucketedLowerBound index(values);
+      ASSERT_EQ(index.size(), n);
+      std::vector<uint64_t> probes = {0, 1, UINT64_MAX, UINT64_MAX - 1};
+      for (uint64_t v : values) {
+        probes.push_back(v);
+        probes.push_back(v - 1);
+        probes.push_back(v + 1);
+      }
+      for (int i = 0; i < 200; ++i) probes.push_back(shape == 0 ? rng() % (10 * n + 2000) : rng());
+      for (uint64_t x : probes) {
+        const size_t want = std::lower_bound(values.begin(), values.end(), x) - values.begin();
+        ASSERT_EQ(index.Find(x), want) << "n " << n << " shape " << shape << " x " << x;
+      }
+    }
+  }
+}
+
 // The 8 bytes after a shared prefix, as numbers, order strings as their
 // bytes do (ties left to a full compare), whether the string has all 8 bytes
 // (one load) or fewer (zero-padded); each number is exactly those bytes.

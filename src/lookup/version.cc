@@ -79,7 +79,7 @@ void Version::Index(const LookupOptions& options) {
 
 void Version::MapIntervals() {
   bound_prefixes.clear();
-  bound_group_last.clear();
+  bound_index = BucketedLowerBound();
   interval_first.clear();
   interval_files.clear();
   interval_skips.clear();
@@ -95,8 +95,7 @@ void Version::MapIntervals() {
   std::sort(bound_prefixes.begin(), bound_prefixes.end());
   bound_prefixes.erase(std::unique(bound_prefixes.begin(), bound_prefixes.end()),
                        bound_prefixes.end());
-  bound_group_last = GroupLastValues(bound_prefixes.size(),
-                                     [&](size_t i) { return bound_prefixes[i]; });
+  bound_index = BucketedLowerBound(bound_prefixes);
   // A prefix strictly inside interval i (i > 0) is above every bound up to
   // bound_prefixes[i - 1] and below every bound from bound_prefixes[i] on:
   // a file holds such keys when its smallest prefix is at most the first
@@ -121,7 +120,7 @@ void Version::MapIntervals() {
     interval_skips.push_back(skips);
     if (interval_files.size() > kMaxMappedEntries) {  // Many overlapping level-0 files.
       bound_prefixes.clear();
-      bound_group_last.clear();
+      bound_index = BucketedLowerBound();
       interval_first.clear();
       interval_files.clear();
       interval_skips.clear();
@@ -145,8 +144,7 @@ absl::Span<const FileMeta* const> Version::FindCandidates(std::string_view key,
   }
   const uint64_t key_prefix = OrderedPrefix8(key, common_prefix.size());
   if (!bound_prefixes.empty()) {
-    const size_t i = GroupedLowerBound(bound_group_last.data(), bound_prefixes.size(), key_prefix,
-                                       [&](size_t j) { return bound_prefixes[j]; });
+    const size_t i = bound_index.Find(key_prefix);
     if (i == bound_prefixes.size() || bound_prefixes[i] != key_prefix) {
       const uint32_t first = interval_first[i], end = interval_first[i + 1];
       *skips = interval_skips[i];

@@ -15,6 +15,7 @@
 #include "absl/types/span.h"
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/lookup/lookup.h"
+#include "src/util/search.h"
 
 namespace lsmbloom {
 namespace internal {
@@ -93,7 +94,7 @@ struct Version {
   static constexpr size_t kMaxMappedFiles = 256;
   static constexpr size_t kMaxMappedEntries = size_t{1} << 16;
   std::vector<uint64_t> bound_prefixes;
-  std::vector<uint64_t> bound_group_last;  // For GroupedLowerBound.
+  BucketedLowerBound bound_index;  // Over bound_prefixes.
   std::vector<uint32_t> interval_first;
   std::vector<const FileMeta*> interval_files;
   std::vector<RangeSkips> interval_skips;

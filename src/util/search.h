@@ -66,6 +66,56 @@ size_t GroupedLowerBound(const uint64_t* group_last, size_t n, uint64_t x,
   return LowerBoundInGroup(LowerBoundGroup(group_last, n, x), n, x, value_at);
 }
 
+// A lower bound over one sorted array in a few steps whatever its values:
+// the span from its first value to its last is cut into kBuckets equal
+// buckets, and a table of where each bucket's values start leaves a search
+// only the values of the key's bucket. For small arrays searched by every
+// lookup, where a chain of halvings and counts is most of the cost.
+class BucketedLowerBound {
+ public:
+  BucketedLowerBound() : values_(kCounted, kPad) {}
+
+  // Indexes a copy of `sorted` (ascending).
+  explicit BucketedLowerBound(const std::vector<uint64_t>& sorted)
+      : values_(sorted), first_(kBuckets + 1, 0) {
+    const size_t n = sorted.size();
+    values_.resize(n + kCounted, kPad);
+    if (n == 0) return;
+    min_ = sorted[0];
+    const uint64_t span = sorted[n - 1] - min_;
+    while ((span >> shift_) >= kBuckets) ++shift_;
+    // first_[b]: how many values lie in buckets below b.
+    for (uint64_t v : sorted) ++first_[((v - min_) >> shift_) + 1];
+    for (size_t b = 1; b <= kBuckets; ++b) first_[b] += first_[b - 1];
+  }
+
+  size_t size() const { return values_.size() - kCounted; }
+
+  // Index of the first value >= x (size() if none).
+  size_t Find(uint64_t x) const {
+    if (size() == 0 || x <= min_) return 0;
+    const uint64_t bucket = (x - min_) >> shift_;
+    if (bucket >= kBuckets) return size();  // Above the last value's bucket.
+    const uint32_t begin = first_[bucket], end = first_[bucket + 1];
+    const uint64_t* from = values_.data() + begin;
+    if (end - begin > kCounted) return begin + BranchlessLowerBound(from, end - begin, x);
+    // Always kCounted values, so the loop's exit is predictable: those past
+    // the bucket are above x (later buckets, or the padding).
+    size_t below = 0;
+    for (size_t i = 0; i < kCounted; ++i) below += from[i] < x;
+    return begin + below;
+  }
+
+ private:
+  static constexpr size_t kBuckets = 1024;
+  static constexpr size_t kCounted = 8;
+  static constexpr uint64_t kPad = ~uint64_t{0};  // Never below any x.
+  std::vector<uint64_t> values_;                  // The values, then kCounted of kPad.
+  uint64_t min_ = 0;
+  int shift_ = 0;
+  std::vector<uint32_t> first_;
+};
+
 }  // namespace internal
 }  // namespace lsmbloom
 

@@ -284,6 +284,28 @@ TEST(LookupTest, RandomLsmMatchesModelAndMultiGetMatchesGet) {
   ExpectMultiGetMatchesModel(lsm, probes);
 }
 
+// Without counters, a Get whose filters all said "no" returns without
+// walking its candidates: its answer, into a result that held a found
+// key's value just before, must be the model's all the same.
+TEST(LookupTest, GetWithCountersOffMatchesModelIntoOneReusedResult) {
+  LookupOptions options;
+  options.count_stats = false;
+  Lsm lsm(options);
+  const int keys = 40000;
+  BuildRandomLsm(lsm, keys, 2);
+  LookupResult result;
+  size_t wrong = 0, not_found = 0;
+  for (int i = 0; i < keys * 2 + 10; ++i) {
+    const std::string k = testing::TableKey(i);  // Odd: absent.
+    ASSERT_TRUE(lsm.set.Get(k, &result).ok());
+    wrong += !testing::SameAsModel(result, lsm.Expected(k));
+    wrong += result.kind == Kind::kNotFound && !result.value.empty();  // No stale value.
+    not_found += result.kind == Kind::kNotFound;
+  }
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_GT(not_found, static_cast<size_t>(keys / 2));  // The absent half, at least.
+}
+
 // Without counters, MultiGet leaves a key every filter ruled out as it made
 // it: the answers must not change.
 TEST(LookupTest, MultiGetWithCountersOffMatchesModel) {

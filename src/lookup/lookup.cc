@@ -101,6 +101,26 @@ void ForEachTrue(const bool* flags, size_t n, const F& f) {
   }
 }
 
+// Not found, until a file answers. The value keeps its capacity.
+void SetNotFound(LookupResult* result) {
+  result->kind = LookupResult::Kind::kNotFound;
+  result->sequence = 0;
+  result->value.clear();
+}
+
+// Whether any of flags[0, n) is true, eight a load.
+bool AnyTrue(const bool* flags, size_t n) {
+  uint64_t any = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, flags + i, 8);
+    any |= word;
+  }
+  for (; i < n; ++i) any |= flags[i];
+  return any != 0;
+}
+
 }  // namespace
 
 // A lookup's counts, added to the shared counters once at its end: an
@@ -240,9 +260,7 @@ absl::Status TableSet::SearchCandidates(const FileMeta* const* files, const bool
                                         const size_t* blocks, size_t n, std::string_view key,
                                         uint64_t hash, LocalCounts* counts, int* stopped_at,
                                         LookupResult* result) const {
-  result->kind = LookupResult::Kind::kNotFound;  // Until a file answers.
-  result->sequence = 0;
-  result->value.clear();
+  SetNotFound(result);
   for (size_t j = 0; j < n; ++j) {
     const FileMeta& m = *files[j];
     const int level = m.level;
@@ -302,7 +320,12 @@ absl::Status TableSet::Get(std::string_view key, LookupResult* result) const {
   for (size_t j = 0; j < n; ++j) views[j] = &candidates[j]->filter;
   if (n != 0) ProbeEach(views.data(), n, hash, maybe.data());
 
-  // 3. The survivors, newest first, until one answers.
+  // 3. The survivors, newest first, until one answers. Most absent keys
+  // have none: then, unless their probes are counted, nothing to walk.
+  if (counts == nullptr && !AnyTrue(maybe.data(), n)) {
+    SetNotFound(result);
+    return absl::OkStatus();
+  }
   int stopped_at = kNumLevels - 1;
   absl::Status s =
       SearchCandidates(candidates.data(), maybe.data(), /*blocks=*/nullptr, n, key, hash,

@@ -78,24 +78,21 @@ void Version::Index(const LookupOptions& options) {
 }
 
 void Version::MapIntervals() {
-  bound_prefixes.clear();
-  bound_index = BucketedLowerBound();
+  bound_prefixes = BucketedLowerBound();
   interval_first.clear();
   interval_files.clear();
   interval_skips.clear();
   size_t files = 0;
   for (const auto& level : meta) files += level.size();
   if (files == 0 || files > kMaxMappedFiles) return;
+  std::vector<uint64_t> bounds;
   for (int level = 0; level < kNumLevels; ++level) {
-    bound_prefixes.insert(bound_prefixes.end(), smallest_prefix[level].begin(),
-                          smallest_prefix[level].end());
-    bound_prefixes.insert(bound_prefixes.end(), largest_prefix[level].begin(),
-                          largest_prefix[level].end());
+    bounds.insert(bounds.end(), smallest_prefix[level].begin(), smallest_prefix[level].end());
+    bounds.insert(bounds.end(), largest_prefix[level].begin(), largest_prefix[level].end());
   }
-  std::sort(bound_prefixes.begin(), bound_prefixes.end());
-  bound_prefixes.erase(std::unique(bound_prefixes.begin(), bound_prefixes.end()),
-                       bound_prefixes.end());
-  bound_index = BucketedLowerBound(bound_prefixes);
+  std::sort(bounds.begin(), bounds.end());
+  bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+  bound_prefixes = BucketedLowerBound(bounds);
   // A prefix strictly inside interval i (i > 0) is above every bound up to
   // bound_prefixes[i - 1] and below every bound from bound_prefixes[i] on:
   // a file holds such keys when its smallest prefix is at most the first
@@ -119,8 +116,7 @@ void Version::MapIntervals() {
     }
     interval_skips.push_back(skips);
     if (interval_files.size() > kMaxMappedEntries) {  // Many overlapping level-0 files.
-      bound_prefixes.clear();
-      bound_index = BucketedLowerBound();
+      bound_prefixes = BucketedLowerBound();
       interval_first.clear();
       interval_files.clear();
       interval_skips.clear();
@@ -144,7 +140,7 @@ absl::Span<const FileMeta* const> Version::FindCandidates(std::string_view key,
   }
   const uint64_t key_prefix = OrderedPrefix8(key, common_prefix.size());
   if (!bound_prefixes.empty()) {
-    const size_t i = bound_index.Find(key_prefix);
+    const size_t i = bound_prefixes.Find(key_prefix);
     if (i == bound_prefixes.size() || bound_prefixes[i] != key_prefix) {
       const uint32_t first = interval_first[i], end = interval_first[i + 1];
       *skips = interval_skips[i];

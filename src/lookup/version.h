@@ -93,8 +93,7 @@ struct Version {
   // prefix equals a bound's takes the per-level search.
   static constexpr size_t kMaxMappedFiles = 256;
   static constexpr size_t kMaxMappedEntries = size_t{1} << 16;
-  std::vector<uint64_t> bound_prefixes;
-  BucketedLowerBound bound_index;  // Over bound_prefixes.
+  BucketedLowerBound bound_prefixes;  // Sorted, distinct; searched by bucket.
   std::vector<uint32_t> interval_first;
   std::vector<const FileMeta*> interval_files;
   std::vector<RangeSkips> interval_skips;

@@ -90,6 +90,8 @@ class BucketedLowerBound {
   }
 
   size_t size() const { return values_.size() - kCounted; }
+  bool empty() const { return size() == 0; }
+  uint64_t operator[](size_t i) const { return values_[i]; }
 
   // Index of the first value >= x (size() if none).
   size_t Find(uint64_t x) const {

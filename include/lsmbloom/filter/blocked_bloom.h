@@ -118,11 +118,7 @@ class BlockedBloomBuilder {
 
   // REQUIRES: hash == KeyHash(key, options().hash) for the key it stands for.
   void AddHash(uint64_t hash) {
-    // Adjacent repeats (a key written at several sequence numbers) are
-    // common in sorted tables; dropping them here saves buffer space.
-    if (hash == last_hash_ && has_last_hash_) return;
-    last_hash_ = hash;
-    has_last_hash_ = true;
+    if (IsAdjacentRepeat(hash, last_hash_, has_last_hash_)) return;
     if (next_ == end_) Refill();
     *next_++ = hash;
   }
@@ -146,6 +142,16 @@ class BlockedBloomBuilder {
   // Hands the hashes written since the last call to hashes_ and takes new
   // room from it.
   void Refill();
+  // Whether `hash` repeats the one added just before it, else makes it the
+  // last. Adjacent repeats (a key written at several sequence numbers) are
+  // common in sorted tables; dropping them on arrival saves buffer space.
+  // The last hash is a parameter so that AddKeys can keep it in a register.
+  static bool IsAdjacentRepeat(uint64_t hash, uint64_t& last_hash, bool& has_last_hash) {
+    if (hash == last_hash && has_last_hash) return true;
+    last_hash = hash;
+    has_last_hash = true;
+    return false;
+  }
 
   BlockedBloomOptions options_;
   std::unique_ptr<internal::HashBuffer> hashes_;
@@ -168,9 +174,7 @@ void BlockedBloomBuilder::AddKeys(const KeyRange& keys) {
   bool has_last_hash = has_last_hash_;
   for (const auto& key : keys) {
     const uint64_t hash = KeyHash(std::string_view(key), spec);
-    if (hash == last_hash && has_last_hash) continue;
-    last_hash = hash;
-    has_last_hash = true;
+    if (IsAdjacentRepeat(hash, last_hash, has_last_hash)) continue;
     if (next == end) {
       next_ = next;
       Refill();

@@ -66,6 +66,13 @@ struct Lsm {
   }
 };
 
+// Options with the lookup counters off, as the benchmarks run.
+LookupOptions CountersOff() {
+  LookupOptions options;
+  options.count_stats = false;
+  return options;
+}
+
 LookupResult Expected(const Entry& e) {
   LookupResult r;
   r.sequence = e.seq;
@@ -164,9 +171,7 @@ TEST(LookupTest, FilesOutsideTheKeyRangeAreCountedAsSkippedUntilReset) {
 }
 
 TEST(LookupTest, CountersOffGiveTheSameAnswersAndCountNothing) {
-  LookupOptions options;
-  options.count_stats = false;
-  Lsm lsm(options);
+  Lsm lsm(CountersOff());
   lsm.AddFile(0, {Put("a", 1, "a"), Put("m", 1, "m")});
   lsm.AddFile(1, {Put("b", 1, "b"), Del("c", 2)});
   ExpectAnswer(lsm.set, "a", Kind::kFound, "a");
@@ -288,9 +293,7 @@ TEST(LookupTest, RandomLsmMatchesModelAndMultiGetMatchesGet) {
 // walking its candidates: its answer, into a result that held a found
 // key's value just before, must be the model's all the same.
 TEST(LookupTest, GetWithCountersOffMatchesModelIntoOneReusedResult) {
-  LookupOptions options;
-  options.count_stats = false;
-  Lsm lsm(options);
+  Lsm lsm(CountersOff());
   const int keys = 40000;
   BuildRandomLsm(lsm, keys, 2);
   LookupResult result;
@@ -309,9 +312,7 @@ TEST(LookupTest, GetWithCountersOffMatchesModelIntoOneReusedResult) {
 // Without counters, MultiGet leaves a key every filter ruled out as it made
 // it: the answers must not change.
 TEST(LookupTest, MultiGetWithCountersOffMatchesModel) {
-  LookupOptions options;
-  options.count_stats = false;
-  Lsm lsm(options);
+  Lsm lsm(CountersOff());
   const int keys = 40000;
   BuildRandomLsm(lsm, keys, 2);
   std::vector<std::string> probes;

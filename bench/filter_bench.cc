@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "bench/avx2_call_site.h"
 #include "bench/bench_keys.h"
 #include "bench/bench_util.h"
+#include "bench/call_sites.h"
 #include "bench/flb/fast_local_bloom.h"
 #include "bench/inline_loops.h"
 #include "benchmark/benchmark.h"
@@ -115,6 +115,15 @@ const char* Flat(const KeySet& keys) { return keys[0].data(); }
 bool RequireAvx2(benchmark::State& state, bool avx2) {
   if (avx2 && !flb::Avx2Supported()) {
     state.SkipWithError("FLB's AVX2 variant needs AVX2, which this CPU lacks");
+    return false;
+  }
+  return true;
+}
+
+// The AVX-512 call site runs only where the CPU has AVX-512.
+bool RequireAvx512(benchmark::State& state) {
+  if (!__builtin_cpu_supports("avx512f")) {
+    state.SkipWithError("the AVX-512 call site needs AVX-512, which this CPU lacks");
     return false;
   }
   return true;
@@ -293,6 +302,16 @@ void BM_QueryKey_LsmbloomAvx2Site(benchmark::State& state, bool present) {
   });
 }
 
+void BM_QueryKey_LsmbloomAvx512Site(benchmark::State& state, bool present) {
+  if (!RequireAvx512(state)) return;
+  const size_t n = state.range(0);
+  const BlockedBloomReader& reader = OurFilter(n);
+  const KeySet& probes = present ? Present(n) : Absent();
+  RunChunks(state, probes.size(), [&](size_t first) {
+    return CountKeysAvx512Site(reader, probes[first].data(), kKeyBytes, kChunk);
+  });
+}
+
 void BM_QueryKey_Flb(benchmark::State& state, bool avx2, bool present) {
   if (!RequireAvx2(state, avx2)) return;
   const size_t n = state.range(0);
@@ -345,6 +364,14 @@ void BM_QueryAbsentHash_LsmbloomAvx2Site(benchmark::State& state) {
   const std::vector<uint64_t>& hashes = AbsentHashes();
   RunChunks(state, hashes.size(),
             [&](size_t first) { return CountHashesAvx2Site(reader, &hashes[first], kChunk); });
+}
+
+void BM_QueryAbsentHash_LsmbloomAvx512Site(benchmark::State& state) {
+  if (!RequireAvx512(state)) return;
+  const BlockedBloomReader& reader = OurFilter(state.range(0));
+  const std::vector<uint64_t>& hashes = AbsentHashes();
+  RunChunks(state, hashes.size(),
+            [&](size_t first) { return CountHashesAvx512Site(reader, &hashes[first], kChunk); });
 }
 
 void BM_QueryAbsentHash_Flb(benchmark::State& state, bool avx2) {
@@ -577,6 +604,8 @@ void RegisterAll() {
                 [present](benchmark::State& s) { BM_QueryKey_LsmbloomInline(s, present); });
     per_size_fn(what + "LsmbloomAvx2Site",
                 [present](benchmark::State& s) { BM_QueryKey_LsmbloomAvx2Site(s, present); });
+    per_size_fn(what + "LsmbloomAvx512Site",
+                [present](benchmark::State& s) { BM_QueryKey_LsmbloomAvx512Site(s, present); });
     for (const FlbVariant& v : flb_variants) {
       per_size_fn(what + v.suffix,
                   [v, present](benchmark::State& s) { BM_QueryKey_Flb(s, v.avx2, present); });
@@ -588,6 +617,7 @@ void RegisterAll() {
   per_size("BM_QueryAbsentHash_Lsmbloom", BM_QueryAbsentHash_Lsmbloom);
   per_size("BM_QueryAbsentHash_LsmbloomInline", BM_QueryAbsentHash_LsmbloomInline);
   per_size("BM_QueryAbsentHash_LsmbloomAvx2Site", BM_QueryAbsentHash_LsmbloomAvx2Site);
+  per_size("BM_QueryAbsentHash_LsmbloomAvx512Site", BM_QueryAbsentHash_LsmbloomAvx512Site);
   for (const FlbVariant& v : flb_variants) {
     per_size_fn(std::string("BM_QueryAbsentHash_") + v.suffix,
                 [v](benchmark::State& s) { BM_QueryAbsentHash_Flb(s, v.avx2); });

@@ -38,8 +38,8 @@ bash tools/setup.sh
 bazel build //bench:filter_bench
 
 speed='^BM_(Build_(Lsmbloom|Flb|FlbPortable)/[0-9]+|BuildAddKeys_Lsmbloom/[0-9]+'
-speed+='|Query(Absent|Present)Key_(Lsmbloom|LsmbloomInline|LsmbloomAvx2Site|Flb)/[0-9]+'
-speed+='|QueryAbsentHash_(Lsmbloom|LsmbloomInline|LsmbloomAvx2Site|Flb|FlbPortable)/[0-9]+'
+speed+='|Query(Absent|Present)Key_(Lsmbloom|LsmbloomInline|LsmbloomAvx2Site|LsmbloomAvx512Site|Flb)/[0-9]+'
+speed+='|QueryAbsentHash_(Lsmbloom|LsmbloomInline|LsmbloomAvx2Site|LsmbloomAvx512Site|Flb|FlbPortable)/[0-9]+'
 speed+='|QueryAbsentBatch_(Lsmbloom|Flb)/[0-9]+/(8|32|128)'
 speed+='|QueryAbsentBatch_FlbPortable/1000000/32'
 speed+='|[A-Za-z]+_Lsmbloom(Inline)?/simd:(scalar|emu128)/[0-9]+(/32)?)$'

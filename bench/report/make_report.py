@@ -365,7 +365,7 @@ def flb_section(plain, per_target):
             variants.append(("BuildAddKeys", "Build, one AddKeys call"))
         for mine_measure, label in variants:
             cells = []
-            for mine in ("Lsmbloom", "LsmbloomAvx2Site", "LsmbloomInline"):
+            for mine in ("Lsmbloom", "LsmbloomAvx2Site", "LsmbloomAvx512Site", "LsmbloomInline"):
                 r = by_key.get((mine_measure, mine, args))
                 if r and r.ns:
                     ratio = flb.ns / r.ns
@@ -387,12 +387,15 @@ def flb_section(plain, per_target):
           "(one call per key into the kernel picked at run time; batches: one "
           "call per batch); `LsmbloomAvx2Site`, the same API from code compiled "
           "with FLB's flags (-mavx2 -mbmi2), where MayMatchHash inlines its AVX2 "
-          "probe; `LsmbloomInline`, the probe of lsmbloom/filter/blocked_bloom-inl.h "
+          "probe; `LsmbloomAvx512Site`, the same API from code compiled with "
+          "-march=x86-64-v4 (what -march=native gives on a CPU with AVX-512), "
+          "where it inlines its AVX-512 probe; `LsmbloomInline`, the probe of lsmbloom/filter/blocked_bloom-inl.h "
           "in a loop compiled per SIMD target (AVX-512 where the CPU has it). "
           "Ratio = FLB ns / lsmbloom ns (> 1: lsmbloom is faster), same run; "
           "✓/✗ against the target.", "",
           md_table(["measure", "n", "batch", "FLB ns/key", "API ns/key",
                     "FLB / API", "AVX2 site ns/key", "FLB / AVX2 site",
+                    "AVX-512 site ns/key", "FLB / AVX-512 site",
                     "inline ns/key", "FLB / inline", "target"],
                    rows), ""]
     # Accuracy at equal bits/key: the difference in standard deviations of

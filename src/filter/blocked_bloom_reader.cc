@@ -17,6 +17,11 @@ absl::StatusOr<BlockedBloomReader> BlockedBloomReader::Open(std::string_view fil
   reader.probe_one_ = internal::ChosenProbeOne();
   reader.probe_batch_ = internal::ChosenProbeBatch();
   reader.prefetch_ = geometry->bit_bytes() > internal::BatchPrefetchAboveBytes();
+  if (geometry->num_blocks != 0) {
+    reader.probed_bits_ = reader.bits_;
+    reader.probed_blocks_ = geometry->num_blocks;
+  }
+  reader.avx512_live_lanes_ = static_cast<uint16_t>((uint32_t{1} << geometry->num_probes) - 1);
   for (int lane = 0; lane < 16; ++lane) {
     reader.avx2_live_lanes_[lane] = lane < geometry->num_probes;
   }

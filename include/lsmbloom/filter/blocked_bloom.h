@@ -226,17 +226,16 @@ class BlockedBloomReader {
   // call into the kernel of the best target the CPU has, chosen at Open.
   // Both give the same answers.
   bool MayMatchHash(uint64_t hash) const {
-    if (geometry_.num_blocks == 0) return false;
 #if defined(LSMBLOOM_HAVE_X86_PROBES) && defined(__AVX512F__)
-    return internal::ProbeBlockAvx512(BlockOf(hash), internal::ProbeSeed(hash),
-                                      internal::Avx512LiveLanes(geometry_.num_probes));
+    return internal::ProbeBlockAvx512(ProbedBlock(hash), internal::ProbeSeed(hash),
+                                      avx512_live_lanes_);
 #elif defined(LSMBLOOM_HAVE_X86_PROBES) && defined(__AVX2__)
     return internal::ProbeBlockAvx2(
-        BlockOf(hash), internal::ProbeSeed(hash), geometry_.num_probes,
+        ProbedBlock(hash), internal::ProbeSeed(hash), geometry_.num_probes,
         _mm256_load_si256(reinterpret_cast<const __m256i*>(avx2_live_lanes_)),
         _mm256_load_si256(reinterpret_cast<const __m256i*>(avx2_live_lanes_ + 8)));
 #else
-    return probe_one_(bits_, geometry_.num_blocks, geometry_.num_probes, hash);
+    return probe_one_(probed_bits_, probed_blocks_, geometry_.num_probes, hash);
 #endif
   }
 
@@ -264,9 +263,12 @@ class BlockedBloomReader {
                                 bool);
   BlockedBloomReader() = default;
 
-  // REQUIRES: geometry_.num_blocks > 0.
-  const uint8_t* BlockOf(uint64_t hash) const {
-    return bits_ + internal::BlockIndex(hash, geometry_.num_blocks) * internal::kBlockBytes;
+  // The block MayMatchHash probes for `hash`. An empty filter's probes read
+  // one block with no bit set, so every probe says no: a branch on the
+  // empty case instead kept compilers from hoisting this reader's fields out
+  // of a caller's loop (they were reloaded for every key).
+  const uint8_t* ProbedBlock(uint64_t hash) const {
+    return probed_bits_ + internal::BlockIndex(hash, probed_blocks_) * internal::kBlockBytes;
   }
 
   FilterGeometry geometry_;
@@ -276,6 +278,11 @@ class BlockedBloomReader {
   ProbeFn probe_one_ = nullptr;
   ProbeBatchFn probe_batch_ = nullptr;
   bool prefetch_ = false;  // Batches fetch blocks ahead (filters over 2x L2).
+  // What MayMatchHash probes: bits_ and geometry_.num_blocks, or
+  // internal::kEmptyBlock as the one block of an empty filter.
+  const uint8_t* probed_bits_ = internal::kEmptyBlock;
+  uint64_t probed_blocks_ = 1;
+  uint16_t avx512_live_lanes_ = 0;  // Bit i set when probe i < k.
   // Lane i is 1 when probe i < k: what internal::Avx2LiveLanes computes,
   // worked out once here so that an inlined AVX2 probe does not redo it per key.
   alignas(32) uint32_t avx2_live_lanes_[16] = {};

@@ -94,8 +94,10 @@ inline uint64_t Xxh3ShortKey(const char* p, size_t len, uint64_t seed) {
 // KeyHash of keys longer than 16 bytes: xxHash's XXH3, compiled into
 // src/filter/key_hash.cc. It takes the seed by value: a HashSpec by
 // reference would keep a caller's temporary spec (KeyHash(key)) in memory,
-// written again for every key of its loop.
-uint64_t KeyHashLong(const char* data, size_t size, uint64_t seed);
+// written again for every key of its loop. Pure (it reads memory, writes
+// none): otherwise a caller's loop that may take this call reloads every
+// field it uses after it, for every key (a filter's seed, bits and size).
+__attribute__((pure)) uint64_t KeyHashLong(const char* data, size_t size, uint64_t seed);
 }  // namespace internal
 
 // Hashes `key` as filters with `spec` expect. Thread-safe, no allocation.

@@ -106,7 +106,7 @@ void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, 
 
 #if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
 
-// A key's k bits, one 64-bit read-modify-write each, unrolled by the pack:
+// A key's k bits, one byte read-modify-write each, unrolled by the pack:
 // all k positions are computed before the first write. As a loop over a
 // run-time k (multiplies and writes interleaved) 10^6 keys took 6.8 ns a
 // key, against 4.6 (both measured alone, Zen 5).

@@ -21,7 +21,9 @@ absl::StatusOr<BlockedBloomReader> BlockedBloomReader::Open(std::string_view fil
     reader.probed_bits_ = reader.bits_;
     reader.probed_blocks_ = geometry->num_blocks;
   }
-  reader.avx512_live_lanes_ = static_cast<uint16_t>((uint32_t{1} << geometry->num_probes) - 1);
+#if defined(LSMBLOOM_HAVE_X86_PROBES)
+  reader.avx512_live_lanes_ = internal::Avx512LiveLanes(geometry->num_probes);
+#endif
   for (int lane = 0; lane < 16; ++lane) {
     reader.avx2_live_lanes_[lane] = lane < geometry->num_probes;
   }

@@ -282,7 +282,7 @@ class BlockedBloomReader {
   // internal::kEmptyBlock as the one block of an empty filter.
   const uint8_t* probed_bits_ = internal::kEmptyBlock;
   uint64_t probed_blocks_ = 1;
-  uint16_t avx512_live_lanes_ = 0;  // Bit i set when probe i < k.
+  uint16_t avx512_live_lanes_ = 0;  // internal::Avx512LiveLanes(k), on x86.
   // Lane i is 1 when probe i < k: what internal::Avx2LiveLanes computes,
   // worked out once here so that an inlined AVX2 probe does not redo it per key.
   alignas(32) uint32_t avx2_live_lanes_[16] = {};

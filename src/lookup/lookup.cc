@@ -411,9 +411,10 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     // 3. The data blocks of the probed pairs that survived, loading
     // together, in rounds so that each round's misses overlap across
     // survivors: the index slots that settle each search; then the data
-    // block they name, its tail first; then (now that the tails have had
-    // time to arrive) the entries a search reads: the interval a block's
-    // hash index names, or its restart entries.
+    // blocks they name, their tails first (requested back to back, so that
+    // the page walks of the blocks' pages overlap); then (now that the tails
+    // have had time to arrive) the entries a search reads: the interval a
+    // block's hash index names, or its restart entries.
     size_t* pair_block = blocks.Get(num_pairs);
     survivors.clear();
     for (size_t i = 0; i < n; ++i) plans[i].any_maybe = false;
@@ -430,6 +431,8 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     for (const Survivor& s : survivors) {
       pair_block[s.pair] = TableLookup::LocateBlock(*s.table, keys[s.key], s.search);
     }
+    for (const Survivor& s : survivors)
+      TableLookup::PrefetchBlockTail(*s.table, pair_block[s.pair]);
     for (const Survivor& s : survivors) {
       TableLookup::PrefetchSearch(*s.table, pair_block[s.pair], view_hashes[s.pair]);
     }

@@ -34,9 +34,11 @@ IndexSearch TableLookup::StartLocate(const Table& table, std::string_view user_k
 
 size_t TableLookup::LocateBlock(const Table& table, std::string_view user_key,
                                 const IndexSearch& start) {
-  const size_t block = table.rep_->FinishIndexSearch(start, user_key);
+  return table.rep_->FinishIndexSearch(start, user_key);
+}
+
+void TableLookup::PrefetchBlockTail(const Table& table, size_t block) {
   table.rep_->PrefetchBlockTail(block);
-  return block;
 }
 
 void TableLookup::PrefetchSearch(const Table& table, size_t block, uint64_t user_key_hash) {

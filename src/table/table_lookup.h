@@ -54,13 +54,16 @@ class TableLookup {
   // batch before the next: StartLocate takes the index search as far as its
   // cached summary goes and starts loading the slots that settle it;
   // LocateBlock, given that start once the slots have had time to arrive,
-  // finishes it (the block that may hold the key) and starts loading the
-  // block's tail; PrefetchSearch, once that tail has had time to arrive,
-  // starts loading the entries a search reads; GetFromBlock searches it.
-  // Prefetching helps mapped files only.
+  // finishes it (the block that may hold the key); PrefetchBlockTail starts
+  // loading the block's tail; PrefetchSearch, once that tail has had time to
+  // arrive, starts loading the entries a search reads; GetFromBlock searches
+  // it. Prefetching helps mapped files only. A prefetch into a page the TLB
+  // lacks waits for its page walk, so the tails are requested in a loop of
+  // their own: there the walks of the batch overlap.
   static IndexSearch StartLocate(const Table& table, std::string_view user_key);
   static size_t LocateBlock(const Table& table, std::string_view user_key,
                             const IndexSearch& start);
+  static void PrefetchBlockTail(const Table& table, size_t block);
   static void PrefetchSearch(const Table& table, size_t block, uint64_t user_key_hash);
   static absl::Status GetFromBlock(const Table& table, size_t block, std::string_view user_key,
                                    uint64_t user_key_hash, uint64_t* blocks_read,

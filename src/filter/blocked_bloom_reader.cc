@@ -33,11 +33,8 @@ absl::StatusOr<BlockedBloomReader> BlockedBloomReader::Open(std::string_view fil
 void BlockedBloomReader::MayMatchBatch(absl::Span<const uint64_t> hashes,
                                        absl::Span<bool> out) const {
   assert(out.size() == hashes.size());
-  if (geometry_.num_blocks == 0) {
-    for (bool& answer : out) answer = false;
-    return;
-  }
-  probe_batch_(bits_, geometry_.num_blocks, geometry_.num_probes, hashes.data(), hashes.size(),
+  // An empty filter's batch probes its one empty block, as MayMatchHash does.
+  probe_batch_(probed_bits_, probed_blocks_, geometry_.num_probes, hashes.data(), hashes.size(),
                out.data(), prefetch_);
 }
 

@@ -431,8 +431,9 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
     for (const Survivor& s : survivors) {
       pair_block[s.pair] = TableLookup::LocateBlock(*s.table, keys[s.key], s.search);
     }
-    for (const Survivor& s : survivors)
+    for (const Survivor& s : survivors) {
       TableLookup::PrefetchBlockTail(*s.table, pair_block[s.pair]);
+    }
     for (const Survivor& s : survivors) {
       TableLookup::PrefetchSearch(*s.table, pair_block[s.pair], view_hashes[s.pair]);
     }

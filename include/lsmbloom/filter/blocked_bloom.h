@@ -278,7 +278,7 @@ class BlockedBloomReader {
   ProbeFn probe_one_ = nullptr;
   ProbeBatchFn probe_batch_ = nullptr;
   bool prefetch_ = false;  // Batches fetch blocks ahead (filters over 2x L2).
-  // What MayMatchHash probes: bits_ and geometry_.num_blocks, or
+  // What MayMatchHash and MayMatchBatch probe: bits_ and geometry_.num_blocks, or
   // internal::kEmptyBlock as the one block of an empty filter.
   const uint8_t* probed_bits_ = internal::kEmptyBlock;
   uint64_t probed_blocks_ = 1;

@@ -44,7 +44,7 @@ absl::StatusOr<uint64_t> LoadTsv(Store& store, const std::string& path, std::FIL
     ++lines;
     return absl::OkStatus();
   });
-  if (!s.ok()) return s;
+  if (!s.ok()) return absl::Status(s.code(), absl::StrCat(s.message(), "; nothing was written"));
 
   const absl::Time start = absl::Now();
   WriteBatch batch;

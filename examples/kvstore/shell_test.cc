@@ -103,6 +103,7 @@ TEST_F(ShellTest, LoadNamesTheBadLineAndWritesNothing) {
   absl::StatusOr<uint64_t> n = LoadTsv(*store_, no_tab, nullptr);
   EXPECT_TRUE(absl::IsInvalidArgument(n.status()));
   EXPECT_NE(n.status().message().find("no_tab.tsv:3: no tab"), std::string::npos) << n.status();
+  EXPECT_NE(n.status().message().find("nothing was written"), std::string::npos) << n.status();
   const std::string empty_key = WriteTsv("empty_key.tsv", "a\t1\n\t2\n");
   n = LoadTsv(*store_, empty_key, nullptr);
   EXPECT_NE(n.status().message().find("empty_key.tsv:2: empty key"), std::string::npos)

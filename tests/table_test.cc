@@ -22,6 +22,19 @@ namespace {
 using testing::Entry;
 using testing::ModelGet;
 
+TEST(LookupResultTest, ResetForgetsTheAnswerAndKeepsTheValuesCapacity) {
+  LookupResult result;
+  result.kind = LookupResult::Kind::kFound;
+  result.sequence = 7;
+  result.value.assign(1000, 'v');
+  const size_t capacity = result.value.capacity();
+  result.Reset();
+  EXPECT_EQ(result.kind, LookupResult::Kind::kNotFound);
+  EXPECT_EQ(result.sequence, 0u);
+  EXPECT_TRUE(result.value.empty());
+  EXPECT_EQ(result.value.capacity(), capacity);
+}
+
 TEST(TableTest, RoundTripOfManyEntriesWithDeletionsAndVersions) {
   const std::vector<Entry> entries = testing::MakeEntries(120000, 11);
   for (Compression c : {Compression::kNone, Compression::kSnappy, Compression::kZstd}) {

@@ -101,13 +101,6 @@ void ForEachTrue(const bool* flags, size_t n, const F& f) {
   }
 }
 
-// Not found, until a file answers. The value keeps its capacity.
-void SetNotFound(LookupResult* result) {
-  result->kind = LookupResult::Kind::kNotFound;
-  result->sequence = 0;
-  result->value.clear();
-}
-
 // Whether any of flags[0, n) is true, eight a load.
 bool AnyTrue(const bool* flags, size_t n) {
   uint64_t any = 0;
@@ -260,7 +253,7 @@ absl::Status TableSet::SearchCandidates(const FileMeta* const* files, const bool
                                         const size_t* blocks, size_t n, std::string_view key,
                                         uint64_t hash, LocalCounts* counts, int* stopped_at,
                                         LookupResult* result) const {
-  SetNotFound(result);
+  result->Reset();  // Not found until a file answers.
   for (size_t j = 0; j < n; ++j) {
     const FileMeta& m = *files[j];
     const int level = m.level;
@@ -323,7 +316,7 @@ absl::Status TableSet::Get(std::string_view key, LookupResult* result) const {
   // 3. The survivors, newest first, until one answers. Most absent keys
   // have none: then, unless their probes are counted, nothing to walk.
   if (counts == nullptr && !AnyTrue(maybe.data(), n)) {
-    SetNotFound(result);
+    result->Reset();
     return absl::OkStatus();
   }
   int stopped_at = kNumLevels - 1;

@@ -433,9 +433,7 @@ absl::Status Table::Rep::Search(std::string_view user_key, uint64_t user_key_has
 absl::Status Table::Rep::SearchBlock(size_t entry, std::string_view user_key,
                                      uint64_t user_key_hash, bool filter_said_maybe, bool count,
                                      uint64_t* blocks_read, LookupResult* result) const {
-  result->kind = LookupResult::Kind::kNotFound;
-  result->sequence = 0;
-  result->value.clear();  // Keeps its capacity for the next answer.
+  result->Reset();
   if (count && filter_said_maybe) {
     counters.filter_positive.fetch_add(1, std::memory_order_relaxed);
   }

@@ -39,6 +39,13 @@ struct LookupResult {
   Kind kind = Kind::kNotFound;
   uint64_t sequence = 0;  // Of the entry found (kFound, kDeleted).
   std::string value;      // kFound only.
+
+  // Back to "not found", keeping the value's capacity for the next answer.
+  void Reset() {
+    kind = Kind::kNotFound;
+    sequence = 0;
+    value.clear();
+  }
 };
 
 // What this table's own Get() found (a TableSet counts its lookups in its

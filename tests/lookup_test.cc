@@ -463,8 +463,44 @@ TEST(LookupTest, MultiGetCountsExactlyWhatTheSameGetsCount) {
     EXPECT_EQ(b.filters_true_positive, a.filters_true_positive) << "level " << l;
     EXPECT_EQ(b.data_block_reads, a.data_block_reads) << "level " << l;
     EXPECT_EQ(b.files_range_skipped, a.files_range_skipped) << "level " << l;
+    // Equal but for the rounding of each flush (per Get, per batch) to 2^-32.
+    EXPECT_NEAR(b.expected_false_positives, a.expected_false_positives, 1e-4) << "level " << l;
   }
   EXPECT_GT(by_get.levels[0].filters_ruled_out, 0u);
+  EXPECT_GT(by_get.levels[0].expected_false_positives, 0);
+}
+
+TEST(LookupTest, PredictionOfTheChecksWeighsEachFileByHowOftenLookupsConsultedIt) {
+  // Level 1: a large file, and a three-key file above it whose filter
+  // predicts almost no false positives. Lookups only ever consult the
+  // large one, so the mean over the level's files understates what they
+  // should see; the prediction of the checks does not.
+  Lsm lsm;
+  std::vector<Entry> large, tiny;
+  for (int i = 0; i < 30000; ++i) large.push_back(Put(testing::TableKey(2 * i), 1, "v"));
+  for (int i = 0; i < 3; ++i) tiny.push_back(Put(testing::TableKey(100000 + i), 1, "v"));
+  lsm.AddFile(1, large);
+  lsm.AddFile(1, tiny);
+  const double large_fpr = lsm.set.files()[1][0].table->whole_key_filter()->predicted_fpr();
+  ASSERT_GT(large_fpr, 0.005);
+
+  lsm.set.ResetStats();
+  for (int i = 0; i < 29999; ++i) ASSERT_TRUE(lsm.set.Get(testing::TableKey(2 * i + 1)).ok());
+  LevelStats l = lsm.set.stats().levels[1];
+  EXPECT_EQ(l.negative_checks(), 29999u);
+  EXPECT_NEAR(l.predicted_fpr_of_checks(), large_fpr, 1e-9);
+  EXPECT_LT(l.predicted_fpr, 0.75 * large_fpr);  // The mean of the two files.
+  EXPECT_NEAR(static_cast<double>(l.false_positives()), l.expected_false_positives,
+              6 * std::sqrt(l.expected_false_positives));
+
+  // Keys the file has are no trial of its false-positive rate.
+  lsm.set.ResetStats();
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(lsm.set.Get(testing::TableKey(2 * i)).ok());
+  l = lsm.set.stats().levels[1];
+  EXPECT_EQ(l.filters_checked, 1000u);
+  EXPECT_EQ(l.negative_checks(), 0u);
+  EXPECT_NEAR(l.expected_false_positives, 0, 1e-6);
+  EXPECT_EQ(l.predicted_fpr_of_checks(), 0);
 }
 
 TEST(LookupTest, CountersShowFiltersSkippingFilesAtAboutThePredictedRate) {

@@ -1,6 +1,7 @@
 #include "lsmbloom/lookup/lookup.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <new>
 
@@ -123,19 +124,24 @@ struct TableSet::LocalCounts {
   uint32_t lookups = 0;
   uint32_t checked[kNumLevels] = {}, ruled_out[kNumLevels] = {}, positive[kNumLevels] = {},
            true_positive[kNumLevels] = {}, reads[kNumLevels] = {}, range_skipped[kNumLevels] = {};
+  // Sum of the checked filters' predicted FPRs over the checks of keys
+  // their files did not have (every check adds, a true positive takes back).
+  double expected_false_positives[kNumLevels] = {};
 
   // A filter probe's outcome, counted without branches: which way the
   // filter answers is the one thing here a predictor cannot learn.
-  void AddProbe(int level, bool ruled_out) {
+  void AddProbe(int level, bool ruled_out, double predicted_fpr) {
     ++checked[level];
     this->ruled_out[level] += ruled_out;
     positive[level] += !ruled_out;
+    expected_false_positives[level] += predicted_fpr;
   }
 
   // A file searched after its filter (if any) said "maybe".
-  void AddSearch(int level, uint64_t block_reads, bool filter_true_positive) {
+  void AddSearch(int level, uint64_t block_reads, bool filter_true_positive, double predicted_fpr) {
     reads[level] += static_cast<uint32_t>(block_reads);
     true_positive[level] += filter_true_positive;
+    expected_false_positives[level] -= filter_true_positive ? predicted_fpr : 0.0;
   }
 
   // Range skips count only for the levels the search reached.
@@ -212,24 +218,25 @@ absl::Status TableSet::Apply(const VersionEdit& edit) {
   return absl::OkStatus();
 }
 
-bool TableSet::SearchFile(const TableFile& file, std::string_view key, uint64_t hash,
-                          bool filter_allowed, LocalCounts* counts, LookupResult* result,
-                          absl::Status* status) const {
+bool TableSet::SearchFile(const FileMeta& file, std::string_view key, uint64_t hash,
+                          LocalCounts* counts, LookupResult* result, absl::Status* status) const {
   const Table& table = *file.table;
   const int level = file.level;
-  const HashSpec* spec = filter_allowed ? TableLookup::FilterHashSpec(table) : nullptr;
+  const HashSpec* spec = file.filter_allowed ? TableLookup::FilterHashSpec(table) : nullptr;
   if (spec != nullptr) {
     // The key's hash was computed once for the default spec; a file written
     // with another seed needs its own.
     const uint64_t h = *spec == HashSpec() ? hash : KeyHash(key, *spec);
     const bool ruled_out = !TableLookup::HashMayMatch(table, h);
-    if (counts != nullptr) counts->AddProbe(level, ruled_out);
+    if (counts != nullptr) counts->AddProbe(level, ruled_out, file.predicted_fpr);
     if (ruled_out) return false;
   }
   uint64_t reads = 0;
   *status = TableLookup::GetAfterFilter(table, key, hash, &reads, result);
   const bool found = status->ok() && result->kind != LookupResult::Kind::kNotFound;
-  if (counts != nullptr) counts->AddSearch(level, reads, spec != nullptr && found);
+  if (counts != nullptr) {
+    counts->AddSearch(level, reads, spec != nullptr && found, file.predicted_fpr);
+  }
   // An error ends the lookup too: never guess.
   return found || !status->ok();
 }
@@ -242,6 +249,9 @@ void TableSet::Flush(const LocalCounts& n) const {
       Bump(c.checked, n.checked[level]);
       Bump(c.ruled_out, n.ruled_out[level]);
       Bump(c.positive, n.positive[level]);
+      Bump(c.expected_false_positives,
+           static_cast<uint64_t>(std::llround(std::max(0.0, n.expected_false_positives[level]) *
+                                              kExpectedFalsePositiveUnits)));
     }
     if (n.true_positive[level] != 0) Bump(c.true_positive, n.true_positive[level]);
     if (n.reads[level] != 0) Bump(c.data_block_reads, n.reads[level]);
@@ -259,7 +269,7 @@ absl::Status TableSet::SearchCandidates(const FileMeta* const* files, const bool
     const int level = m.level;
     if (m.probe) {
       const bool ruled_out = !maybe[j];
-      if (counts != nullptr) counts->AddProbe(level, ruled_out);
+      if (counts != nullptr) counts->AddProbe(level, ruled_out, m.predicted_fpr);
       if (ruled_out) continue;
     }
     absl::Status status;
@@ -270,9 +280,10 @@ absl::Status TableSet::SearchCandidates(const FileMeta* const* files, const bool
                    : TableLookup::GetAfterFilter(*m.table, key, hash, &reads, result);
       if (counts != nullptr) {
         counts->AddSearch(level, reads,
-                          status.ok() && result->kind != LookupResult::Kind::kNotFound);
+                          status.ok() && result->kind != LookupResult::Kind::kNotFound,
+                          m.predicted_fpr);
       }
-    } else if (!SearchFile(*m.file, key, hash, m.filter_allowed, counts, result, &status)) {
+    } else if (!SearchFile(m, key, hash, counts, result, &status)) {
       continue;
     }
     // An error ends the lookup: never guess.
@@ -459,6 +470,9 @@ LookupStats TableSet::stats() const {
     l.filters_ruled_out = c.ruled_out.load(std::memory_order_relaxed);
     l.filters_positive = c.positive.load(std::memory_order_relaxed);
     l.filters_true_positive = c.true_positive.load(std::memory_order_relaxed);
+    l.expected_false_positives =
+        static_cast<double>(c.expected_false_positives.load(std::memory_order_relaxed)) /
+        kExpectedFalsePositiveUnits;
     l.data_block_reads = c.data_block_reads.load(std::memory_order_relaxed);
     l.files_range_skipped = c.range_skipped.load(std::memory_order_relaxed);
     double fpr_sum = 0, filter_bits = 0;
@@ -487,6 +501,7 @@ void TableSet::ResetStats() {
     c.ruled_out.store(0);
     c.positive.store(0);
     c.true_positive.store(0);
+    c.expected_false_positives.store(0);
     c.data_block_reads.store(0);
     c.range_skipped.store(0);
   }

@@ -64,6 +64,7 @@ void Version::Index(const LookupOptions& options) {
                                          ? reader->blocked_view()
                                          : nullptr;
       m.filter_allowed = allowed;
+      m.predicted_fpr = allowed && reader != nullptr ? reader->predicted_fpr() : 0;
       m.probe = allowed && view != nullptr;
       m.filter = m.probe ? *view : kMatchAllView;
       m.level = level;

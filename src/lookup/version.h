@@ -43,6 +43,9 @@ struct alignas(64) FileMeta {
   const Table* table = nullptr;  // file->table, without the two hops.
   const TableFile* file = nullptr;
   std::string_view smallest, largest;
+  // The filter's predicted FPR when lookups consult it, else 0: what the
+  // counters expect of each check.
+  double predicted_fpr = 0;
 };
 
 // Files a key's range ruled out, per level, without touching their filters.

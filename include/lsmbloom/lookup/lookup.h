@@ -86,8 +86,14 @@ struct LevelStats {
   // Files a lookup passed over because the key is outside their key range
   // (their filters untouched), counted for the levels the search reached.
   uint64_t files_range_skipped = 0;
-  // Mean of the files' predicted FPR (0 without filters).
+  // Mean of the files' predicted FPR (0 without filters): the model's
+  // view of the level (filter_budget.h), whichever files lookups consult.
   double predicted_fpr = 0;
+  // The false positives the checked filters' own predicted FPRs expect
+  // over the checks of keys their files did not have: what
+  // false_positives() is to be compared with. Unlike predicted_fpr, it
+  // weighs each file by how often lookups consulted it.
+  double expected_false_positives = 0;
   // Filter "maybe"s for keys the file did not have: each one cost a
   // data-block read for nothing.
   uint64_t false_positives() const {
@@ -96,9 +102,18 @@ struct LevelStats {
   // False positives among filter checks of keys the file did not have.
   // (Counters are read one by one while lookups run: clamp, never wrap.)
   double observed_fpr() const {
+    const uint64_t negatives = negative_checks();
+    return negatives == 0 ? 0.0 : static_cast<double>(false_positives()) / negatives;
+  }
+  // The FPR the checked filters predict for those same checks.
+  double predicted_fpr_of_checks() const {
+    const uint64_t negatives = negative_checks();
+    return negatives == 0 ? 0.0 : expected_false_positives / negatives;
+  }
+  // Filter checks of keys the file did not have.
+  uint64_t negative_checks() const {
     const uint64_t tp = std::min(filters_true_positive, filters_positive);
-    const uint64_t negatives = filters_checked > tp ? filters_checked - tp : 0;
-    return negatives == 0 ? 0.0 : static_cast<double>(filters_positive - tp) / negatives;
+    return filters_checked > tp ? filters_checked - tp : 0;
   }
 };
 
@@ -171,7 +186,11 @@ class TableSet {
   struct LevelCounters {
     std::atomic<uint64_t> checked{0}, ruled_out{0}, positive{0}, true_positive{0},
         data_block_reads{0}, range_skipped{0};
+    // LocalCounts::expected_false_positives, in kExpectedFalsePositiveUnits.
+    std::atomic<uint64_t> expected_false_positives{0};
   };
+  // Fixed point for the atomic sum of expected false positives.
+  static constexpr double kExpectedFalsePositiveUnits = 4294967296.0;  // 2^32
 
   std::shared_ptr<const internal::Version> current() const;
   // Searches the candidate files of `key` (newest first, hash ==
@@ -187,7 +206,7 @@ class TableSet {
   // Looks `key` up in a file whose filter was not probed with the key's
   // hash, into *result and *status; returns true when the search can stop
   // (found, deleted, or an error).
-  bool SearchFile(const TableFile& file, std::string_view key, uint64_t hash, bool filter_allowed,
+  bool SearchFile(const internal::FileMeta& file, std::string_view key, uint64_t hash,
                   LocalCounts* counts, LookupResult* result, absl::Status* status) const;
   // Adds one lookup's (or batch's) counts to counters_.
   void Flush(const LocalCounts& counts) const;

@@ -58,6 +58,14 @@ expect 0 "-1" -- --dir="$dir" get dash
 for word in "observed FPR" "predicted FPR" "filter KiB" "^L1 " "^total "; do
   grep -q "$word" "$TEST_TMPDIR/stats" || fail "stats lacks '$word': $(cat "$TEST_TMPDIR/stats")"
 done
+# False positives observed over the 10000 probes against what the filters
+# they checked predict: within four standard deviations of a Poisson count,
+# plus 10% for the model.
+fp_line=$(grep "^false-positive reads per absent lookup:" "$TEST_TMPDIR/stats")
+awk '{ observed = $6; predicted = $8; sigma = sqrt(predicted / 10000)
+       d = observed - predicted; if (d < 0) d = -d
+       exit !(predicted > 0 && d <= 4 * sigma + 0.1 * predicted) }' <<<"$fp_line" ||
+  fail "false positives far from the prediction: '$fp_line'"
 
 expect 0 "$(printf 'key000000000010\tvalue000000000010\nkey000000000011\tvalue000000000011')" \
   -- --dir="$dir" scan --from=key000000000010 --to=key000000000012

@@ -93,7 +93,8 @@ absl::Status PrintStats(Store& store, std::FILE* out) {
                  l.bits_per_key, static_cast<unsigned long long>(l.filters_checked),
                  static_cast<unsigned long long>(l.filters_ruled_out),
                  static_cast<unsigned long long>(l.filters_positive - l.filters_true_positive),
-                 100 * l.observed_fpr(), 100 * l.predicted_fpr,
+                 100 * l.observed_fpr(),
+                 100 * (l.negative_checks() > 0 ? l.predicted_fpr_of_checks() : l.predicted_fpr),
                  static_cast<unsigned long long>(l.data_block_reads));
   }
   std::fprintf(out, "filter memory: %.1f KiB in all\n", stats.total_filter_bytes / 1024.0);
@@ -107,11 +108,19 @@ absl::Status PrintStats(Store& store, std::FILE* out) {
   const double even = entries > 0 ? std::round(100 * bits / entries) / 100 : 0;
   absl::StatusOr<lsmbloom::FilterAllocation> uniform =
       lsmbloom::UniformFilterAllocation(shapes, std::min(30.0, even));
-  std::fprintf(out,
-               "false-positive reads per absent lookup: %.4f observed, %.4f predicted; "
-               "%.4f predicted for %.2f bits/key in every level\n",
-               stats.false_positives_per_lookup(), stats.PredictedFalsePositiveReads(),
-               uniform.ok() ? uniform->expected_cost : 0.0, even);
+  // Predicted for the filters these lookups checked; then by the model's
+  // shape (every L0 file and one file of each deeper level in a key's
+  // range), which overestimates when files' ranges do not overlap.
+  double expected = 0;
+  for (const lsmbloom::LevelStats& l : stats.levels) expected += l.expected_false_positives;
+  std::fprintf(
+      out,
+      "false-positive reads per absent lookup: %.4f observed, %.4f predicted for the "
+      "filters checked\n"
+      "by the model (every L0 file and one file per deeper level): %.4f, or %.4f with "
+      "%.2f bits/key in every level\n",
+      stats.false_positives_per_lookup(), stats.lookups == 0 ? 0.0 : expected / stats.lookups,
+      stats.PredictedFalsePositiveReads(), uniform.ok() ? uniform->expected_cost : 0.0, even);
   if (found > 0) {
     std::fprintf(out,
                  "(%d probes were keys the store has; the counters leave them out of the FPR)\n",

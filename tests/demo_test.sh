@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs the main job (tools/demo) on small sizes and checks what it promises:
+# no present key missed, the FPR measured next to the predicted one and close
+# to it, every level of the LSM tree reported, and flags checked.
+#
+# Usage: demo_test.sh DEMO_BINARY
+set -euo pipefail
+
+demo=$1
+out=$TEST_TMPDIR/demo.out
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+"$demo" --keys=20000 --absent=200000 --lsm_keys=30000 --lookups=2000 \
+  --dir="$TEST_TMPDIR/tables" >"$out" 2>"$TEST_TMPDIR/demo.err" ||
+  fail "demo exited with status $?: $(cat "$TEST_TMPDIR/demo.err")"
+
+grep -q '^present keys missed  0 of 20000 ' "$out" || fail "a present key was missed"
+
+# Measured FPR within 4 sigma (plus 10%) of the blocked model's prediction.
+measured=$(sed -n 's/^false positives *\([0-9.]*\)% measured on 200000 absent keys.*/\1/p' "$out")
+predicted=$(sed -n 's/^ *predicted *\([0-9.]*\)% blocked model.*/\1/p' "$out")
+if [[ -z $measured || -z $predicted ]]; then
+  fail "no measured or predicted FPR in the output"
+elif ! awk -v m="$measured" -v p="$predicted" 'BEGIN {
+       p /= 100; m /= 100; sigma = sqrt(p * (1 - p) / 200000);
+       exit !(p > 0 && (m - p < 4 * sigma + 0.1 * p) && (p - m < 4 * sigma + 0.1 * p)) }'; then
+  fail "measured FPR $measured% is far from the predicted $predicted%"
+fi
+
+# The build is timed three times; the steady state is shown with the others.
+grep -Eq '^build +[0-9.]+ ns/key \(hashing included; the same build first took [0-9.]+$' "$out" ||
+  fail "no build timing line"
+
+for level in L0 L1 L2 L3; do
+  grep -Eq "^$level +[0-9]+ " "$out" || fail "level $level missing from the LSM report"
+done
+grep -q '^file reads the filters saved: ' "$out" || fail "no count of saved reads"
+ls "$TEST_TMPDIR"/tables/*.sst >/dev/null 2>&1 || fail "no table files written"
+
+# Bad flags: an error that names the flag, and a failing status.
+if "$demo" --keys=0 >"$TEST_TMPDIR/bad.out" 2>&1; then
+  fail "--keys=0 was accepted"
+elif ! grep -q -- '--keys' "$TEST_TMPDIR/bad.out"; then
+  fail "--keys=0 rejected without naming the flag: $(cat "$TEST_TMPDIR/bad.out")"
+fi
+
+if ((failures > 0)); then
+  echo "$failures check(s) failed; the demo printed:" >&2
+  cat "$out" >&2
+  exit 1
+fi
+echo "PASS"

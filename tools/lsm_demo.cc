@@ -175,7 +175,7 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
                 static_cast<unsigned long long>(l.filters_ruled_out),
                 static_cast<unsigned long long>(l.filters_positive),
                 static_cast<unsigned long long>(l.filters_true_positive), 100 * l.observed_fpr(),
-                100 * (l.negative_checks() > 0 ? l.predicted_fpr_of_checks() : l.predicted_fpr),
+                100 * l.predicted_fpr_of_checks(),
                 static_cast<unsigned long long>(l.data_block_reads));
   }
   uint64_t reads_off = 0;

@@ -92,9 +92,9 @@ absl::Status PrintStats(Store& store, std::FILE* out) {
     std::fprintf(out, "L%-5zu %8.2f %9llu %10llu %10llu %12.3f%% %13.3f%% %12llu\n", level,
                  l.bits_per_key, static_cast<unsigned long long>(l.filters_checked),
                  static_cast<unsigned long long>(l.filters_ruled_out),
-                 static_cast<unsigned long long>(l.filters_positive - l.filters_true_positive),
+                 static_cast<unsigned long long>(l.false_positives()),
                  100 * l.observed_fpr(),
-                 100 * (l.negative_checks() > 0 ? l.predicted_fpr_of_checks() : l.predicted_fpr),
+                 100 * l.predicted_fpr_of_checks(),
                  static_cast<unsigned long long>(l.data_block_reads));
   }
   std::fprintf(out, "filter memory: %.1f KiB in all\n", stats.total_filter_bytes / 1024.0);

@@ -105,10 +105,12 @@ struct LevelStats {
     const uint64_t negatives = negative_checks();
     return negatives == 0 ? 0.0 : static_cast<double>(false_positives()) / negatives;
   }
-  // The FPR the checked filters predict for those same checks.
+  // The FPR the checked filters predict for those same checks; before any
+  // such check, the level's mean (predicted_fpr), so there is always a
+  // prediction to show beside observed_fpr().
   double predicted_fpr_of_checks() const {
     const uint64_t negatives = negative_checks();
-    return negatives == 0 ? 0.0 : expected_false_positives / negatives;
+    return negatives == 0 ? predicted_fpr : expected_false_positives / negatives;
   }
   // Filter checks of keys the file did not have.
   uint64_t negative_checks() const {

@@ -134,33 +134,23 @@ Json ReportJson(const Style& style, const std::string& shown, const BlocksReport
 }  // namespace
 
 int RunBlocks(const Options& o, const std::vector<InputFile>& files, Json* doc) {
-  bool ok = true;
-  // Over a directory of many tables, a line for the files done so far.
-  Progress done(o.style.progress && files.size() > 1, "blocks", files.size(), "files");
-  for (size_t i = 0; i < files.size(); ++i) {
-    done.Force(i);
-    absl::StatusOr<InspectedTable> t = InspectedTable::Open(files[i].path);
-    absl::StatusOr<BlocksReport> r =
-        t.ok() ? Read(o, files[i], *t) : absl::StatusOr<BlocksReport>(t.status());
-    done.Clear();  // Before anything is printed.
-    if (!r.ok()) {
-      (*doc)["files"].push_back(FileError(files[i].shown, r.status()));
-      ok = false;
-      continue;
-    }
-    if (o.style.json) {
-      (*doc)["files"].push_back(ReportJson(o.style, files[i].shown, *r));
-    } else {
-      if (i > 0) std::printf("\n");
-      PrintText(o.style, files[i].shown, *r);
-    }
-    if (r->damaged > 0) {
-      Complain(files[i].shown,
-               absl::StrCat(r->damaged, " damaged data block", r->damaged == 1 ? "" : "s"));
-      ok = false;
-    }
-  }
-  return ok ? kExitOk : kExitProblem;
+  bool damaged = false;
+  const uint64_t unreadable = ForEachTable(
+      o, "blocks", files, doc,
+      [&](const InputFile& file, const InspectedTable& t) { return Read(o, file, t); },
+      [&](const InputFile& file, const InspectedTable&, const BlocksReport& r) {
+        if (o.style.json) {
+          (*doc)["files"].push_back(ReportJson(o.style, file.shown, r));
+        } else {
+          PrintText(o.style, file.shown, r);
+        }
+        if (r.damaged > 0) {
+          Complain(file.shown,
+                   absl::StrCat(r.damaged, " damaged data block", r.damaged == 1 ? "" : "s"));
+          damaged = true;
+        }
+      });
+  return unreadable == 0 && !damaged ? kExitOk : kExitProblem;
 }
 
 }  // namespace inspect

@@ -6,9 +6,12 @@
 #define LSMBLOOM_TOOLS_SST_INSPECT_COMMANDS_H_
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "lsmbloom/inspect/inspect.h"
 #include "tools/sst_inspect_common.h"
 
@@ -36,6 +39,36 @@ int RunVerify(const Options& o, const std::vector<InputFile>& files, Json* doc);
 int RunScan(const Options& o, const std::vector<InputFile>& files, Json* doc);
 int RunGet(const Options& o, const std::vector<InputFile>& files, const std::string& key,
            Json* doc);
+
+// The loop of the per-file commands: for each file in turn, opens its table
+// and calls analyze(file, table), which returns an absl::StatusOr of the
+// command's report. A file that cannot be opened or analysed gets an error
+// entry in the JSON document and a line on stderr; otherwise
+// show(file, table, report) prints the report (the text of two files is
+// separated by a blank line). Over several files a progress line counts
+// them, cleared before anything is printed. Returns how many files could not
+// be read.
+template <class Analyze, class Show>
+uint64_t ForEachTable(const Options& o, const char* command, const std::vector<InputFile>& files,
+                      Json* doc, const Analyze& analyze, const Show& show) {
+  using Report = decltype(analyze(files[0], std::declval<const InspectedTable&>()));
+  Progress done(o.style.progress && files.size() > 1, command, files.size(), "files");
+  uint64_t unreadable = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    done.Force(i);
+    absl::StatusOr<InspectedTable> table = InspectedTable::Open(files[i].path);
+    Report report = table.ok() ? analyze(files[i], *table) : Report(table.status());
+    done.Clear();  // Before anything is printed.
+    if (!report.ok()) {
+      (*doc)["files"].push_back(FileError(files[i].shown, report.status()));
+      unreadable++;
+      continue;
+    }
+    if (!o.style.json && i > 0) std::printf("\n");
+    show(files[i], *table, *report);
+  }
+  return unreadable;
+}
 
 // Shared by props and filter: the filter object, and its text summary.
 Json FilterJson(const FilterView& f);

@@ -229,42 +229,32 @@ int RunFilter(const Options& o, const std::vector<InputFile>& files, Json* doc) 
     }
     user_keys = std::move(*keys);
   }
-  bool ok = true;
   uint64_t checked = 0, failed = 0, filter_bytes = 0, filter_keys = 0, fp = 0, absent = 0;
-  // Over a directory of many tables, a line for the files done so far.
-  Progress done(o.style.progress && files.size() > 1, "filter", files.size(), "files");
-  for (size_t i = 0; i < files.size(); ++i) {
-    done.Force(i);
-    absl::StatusOr<InspectedTable> t = InspectedTable::Open(files[i].path);
-    absl::StatusOr<FilterReport> r =
-        t.ok() ? Analyze(o, files[i], *t, user_keys) : absl::StatusOr<FilterReport>(t.status());
-    done.Clear();  // Before anything is printed.
-    if (!r.ok()) {
-      (*doc)["files"].push_back(FileError(files[i].shown, r.status()));
-      ok = false;
-      continue;
-    }
-    checked++;
-    filter_bytes += t->filter().size();
-    filter_keys += t->filter().keys_added();
-    for (const auto* p : {&r->outside, &r->inside, &r->from_file}) {
-      if (p->has_value()) {
-        fp += (*p)->false_positives;
-        absent += (*p)->absent;
-      }
-    }
-    if (o.style.json) {
-      (*doc)["files"].push_back(ReportJson(files[i], *t, *r));
-    } else {
-      if (i > 0) std::printf("\n");
-      PrintText(files[i], *t, *r);
-    }
-    if (!r->problem.empty()) {
-      Complain(files[i].shown, r->problem);
-      failed++;
-      ok = false;
-    }
-  }
+  const uint64_t unreadable = ForEachTable(
+      o, "filter", files, doc,
+      [&](const InputFile& file, const InspectedTable& t) {
+        return Analyze(o, file, t, user_keys);
+      },
+      [&](const InputFile& file, const InspectedTable& t, const FilterReport& r) {
+        checked++;
+        filter_bytes += t.filter().size();
+        filter_keys += t.filter().keys_added();
+        for (const auto* p : {&r.outside, &r.inside, &r.from_file}) {
+          if (p->has_value()) {
+            fp += (*p)->false_positives;
+            absent += (*p)->absent;
+          }
+        }
+        if (o.style.json) {
+          (*doc)["files"].push_back(ReportJson(file, t, r));
+        } else {
+          PrintText(file, t, r);
+        }
+        if (!r.problem.empty()) {
+          Complain(file.shown, r.problem);
+          failed++;
+        }
+      });
   if (files.size() > 1) {
     const double rate = absent == 0 ? 0 : static_cast<double>(fp) / absent;
     if (o.style.json) {
@@ -281,7 +271,7 @@ int RunFilter(const Options& o, const std::vector<InputFile>& files, Json* doc) 
           absl::StrCat(Percent(rate), " (", fp, " of ", absent, " absent probes, all kinds)"));
     }
   }
-  return ok ? kExitOk : kExitProblem;
+  return unreadable + failed == 0 ? kExitOk : kExitProblem;
 }
 
 }  // namespace inspect

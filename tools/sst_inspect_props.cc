@@ -201,27 +201,19 @@ Json FilterJson(const FilterView& f) {
 }
 
 int RunProps(const Options& o, const std::vector<InputFile>& files, Json* doc) {
-  bool ok = true;
   Totals totals;
-  // Over a directory of many tables, a line for the files done so far.
-  Progress done(o.style.progress && files.size() > 1, "props", files.size(), "files");
-  for (size_t i = 0; i < files.size(); ++i) {
-    done.Force(i);
-    absl::StatusOr<InspectedTable> t = InspectedTable::Open(files[i].path);
-    done.Clear();  // Before anything is printed.
-    if (!t.ok()) {
-      (*doc)["files"].push_back(FileError(files[i].shown, t.status()));
-      ok = false;
-      continue;
-    }
-    totals.Add(*t);
-    if (o.style.json) {
-      (*doc)["files"].push_back(PropsJson(o.style, files[i].shown, *t));
-    } else {
-      if (i > 0) std::printf("\n");
-      PrintText(o.style, files[i].shown, *t);
-    }
-  }
+  // Opening a table reads all that props shows: nothing more to analyse.
+  const uint64_t unreadable = ForEachTable(
+      o, "props", files, doc,
+      [](const InputFile&, const InspectedTable&) { return absl::StatusOr<bool>(true); },
+      [&](const InputFile& file, const InspectedTable& t, bool) {
+        totals.Add(t);
+        if (o.style.json) {
+          (*doc)["files"].push_back(PropsJson(o.style, file.shown, t));
+        } else {
+          PrintText(o.style, file.shown, t);
+        }
+      });
   if (files.size() > 1) {
     const std::string range = totals.any ? absl::StrCat(Quoted(o.style, totals.smallest), " .. ",
                                                         Quoted(o.style, totals.largest))
@@ -248,7 +240,7 @@ int RunProps(const Options& o, const std::vector<InputFile>& files, Json* doc) {
           absl::StrCat(Bytes(totals.filter_bytes), " for ", totals.filter_keys, " keys added"));
     }
   }
-  return ok ? kExitOk : kExitProblem;
+  return unreadable == 0 ? kExitOk : kExitProblem;
 }
 
 }  // namespace inspect

@@ -147,28 +147,17 @@ Json ReportJson(const std::string& shown, const SizesReport& r) {
 }  // namespace
 
 int RunSizes(const Options& o, const std::vector<InputFile>& files, Json* doc) {
-  bool ok = true;
-  // Over a directory of many tables, a line for the files done so far.
-  Progress done(o.style.progress && files.size() > 1, "sizes", files.size(), "files");
-  for (size_t i = 0; i < files.size(); ++i) {
-    done.Force(i);
-    absl::StatusOr<InspectedTable> t = InspectedTable::Open(files[i].path);
-    absl::StatusOr<SizesReport> r =
-        t.ok() ? Measure(o, files[i], *t) : absl::StatusOr<SizesReport>(t.status());
-    done.Clear();  // Before anything is printed.
-    if (!r.ok()) {
-      (*doc)["files"].push_back(FileError(files[i].shown, r.status()));
-      ok = false;
-      continue;
-    }
-    if (o.style.json) {
-      (*doc)["files"].push_back(ReportJson(files[i].shown, *r));
-    } else {
-      if (i > 0) std::printf("\n");
-      PrintText(files[i].shown, *r);
-    }
-  }
-  return ok ? kExitOk : kExitProblem;
+  const uint64_t unreadable = ForEachTable(
+      o, "sizes", files, doc,
+      [&](const InputFile& file, const InspectedTable& t) { return Measure(o, file, t); },
+      [&](const InputFile& file, const InspectedTable&, const SizesReport& r) {
+        if (o.style.json) {
+          (*doc)["files"].push_back(ReportJson(file.shown, r));
+        } else {
+          PrintText(file.shown, r);
+        }
+      });
+  return unreadable == 0 ? kExitOk : kExitProblem;
 }
 
 }  // namespace inspect

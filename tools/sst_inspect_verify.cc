@@ -83,41 +83,31 @@ Json ReportJson(const Style& style, const std::string& shown, const VerifyReport
 }  // namespace
 
 int RunVerify(const Options& o, const std::vector<InputFile>& files, Json* doc) {
-  uint64_t passed = 0, failed = 0, unreadable = 0, entries = 0;
-  // Over a directory of many tables, a line for the files done so far.
-  Progress done(o.style.progress && files.size() > 1, "verify", files.size(), "files");
-  for (size_t i = 0; i < files.size(); ++i) {
-    done.Force(i);
-    const InputFile& file = files[i];
-    absl::StatusOr<InspectedTable> t = InspectedTable::Open(file.path);
-    done.Clear();  // Before anything is printed.
-    if (!t.ok()) {
-      (*doc)["files"].push_back(FileError(file.shown, t.status()));
-      unreadable++;
-      continue;
-    }
-    VerifyReport r;
-    {
-      Progress blocks(o.style.progress, "verify " + file.shown + ": checksums",
-                      t->properties().num_data_blocks, "data blocks");
-      Progress rows(o.style.progress, "verify " + file.shown + ": entries",
-                    t->table().num_entries(), "entries");
-      r = Verify(*t, &blocks, &rows);
-    }
-    entries += r.entries;
-    (r.ok() ? passed : failed)++;
-    if (o.style.json) {
-      (*doc)["files"].push_back(ReportJson(o.style, file.shown, r));
-    } else {
-      if (i > 0) std::printf("\n");
-      PrintText(o.style, file.shown, r);
-    }
-    if (!r.ok()) {
-      Complain(file.shown,
-               absl::StrCat("verify failed, ", r.problem_count, " problem",
-                            r.problem_count == 1 ? "" : "s", "; first: ", r.problems[0].message));
-    }
-  }
+  uint64_t passed = 0, failed = 0, entries = 0;
+  // A damaged table is no error here: Verify reports what it found.
+  const uint64_t unreadable = ForEachTable(
+      o, "verify", files, doc,
+      [&](const InputFile& file, const InspectedTable& t) {
+        Progress blocks(o.style.progress, "verify " + file.shown + ": checksums",
+                        t.properties().num_data_blocks, "data blocks");
+        Progress rows(o.style.progress, "verify " + file.shown + ": entries",
+                      t.table().num_entries(), "entries");
+        return absl::StatusOr<VerifyReport>(Verify(t, &blocks, &rows));
+      },
+      [&](const InputFile& file, const InspectedTable&, const VerifyReport& r) {
+        entries += r.entries;
+        (r.ok() ? passed : failed)++;
+        if (o.style.json) {
+          (*doc)["files"].push_back(ReportJson(o.style, file.shown, r));
+        } else {
+          PrintText(o.style, file.shown, r);
+        }
+        if (!r.ok()) {
+          Complain(file.shown, absl::StrCat("verify failed, ", r.problem_count, " problem",
+                                            r.problem_count == 1 ? "" : "s",
+                                            "; first: ", r.problems[0].message));
+        }
+      });
   if (files.size() > 1) {
     if (o.style.json) {
       (*doc)["summary"] = Json{{"files", files.size()},

@@ -425,10 +425,51 @@ void LoadLatencyFloor(benchmark::State& state) {
   state.counters["buffer_bytes"] = static_cast<double>(bytes);
 }
 
+// The other floor: independent random loads over the same buffer, as many in
+// flight as the core allows, so a MultiGet (whose filter probes do not
+// depend on one another) can be read as filter checks times this. The
+// counter is the filter checks of an absent-key lookup in the benchmarks'
+// tree, counted in an untimed pass.
+void LoadThroughputFloor(benchmark::State& state) {
+  const size_t bytes = std::max<size_t>(Ours().stats().total_filter_bytes, 4096);
+  const size_t lines = bytes / 64;
+  std::vector<uint64_t> buffer(lines * 8, 1);
+  // Random lines, as many as the buffer has (so the loop does not cycle
+  // through a cached subset), in whole runs of kLoads.
+  constexpr size_t kLoads = 1024;
+  std::vector<uint32_t> at((lines + kLoads - 1) / kLoads * kLoads);
+  uint64_t x = 42;
+  for (uint32_t& line : at) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    line = static_cast<uint32_t>((x >> 33) % lines);
+  }
+  size_t start = 0;
+  uint64_t sum = 0;
+  for (auto _ : state) {
+    for (size_t i = 0; i < kLoads; ++i) sum += buffer[at[start + i] * size_t{8}];
+    start = (start + kLoads) % at.size();
+  }
+  benchmark::DoNotOptimize(sum);
+  state.SetItemsProcessed(state.iterations() * kLoads);
+  state.counters["buffer_bytes"] = static_cast<double>(bytes);
+
+  TableSet& counted = Budget(/*deep=*/false, /*budgeted=*/false).counted;
+  counted.ResetStats();
+  for (const std::string& k : TheData().absent) {
+    if (!counted.Get(k).ok()) Die("lookup failed");
+  }
+  const LookupStats s = counted.stats();
+  uint64_t checks = 0;
+  for (const LevelStats& l : s.levels) checks += l.filters_checked;
+  state.counters["filter_checks_per_absent_lookup"] = static_cast<double>(checks) / s.lookups;
+}
+
 }  // namespace
 
 void RegisterAll() {
   benchmark::RegisterBenchmark("BM_LoadLatency_Floor", LoadLatencyFloor)
+      ->Arg(static_cast<int64_t>(NumKeys()));
+  benchmark::RegisterBenchmark("BM_LoadThroughput_Floor", LoadThroughputFloor)
       ->Arg(static_cast<int64_t>(NumKeys()));
   for (bool deep : {false, true}) {
     for (bool budgeted : {false, true}) {

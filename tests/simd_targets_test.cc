@@ -2,6 +2,7 @@
 // as the scalar reference, for every k and for filters built on one target
 // and read on another.
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,47 @@ TEST_F(SimdTargetsTest, ProbeEachAnswersLikeEachFiltersReferenceOnEveryTarget) {
     }
     EXPECT_EQ(mismatches, 0u) << name;
     EXPECT_GT(maybes, 0u);
+  }
+}
+
+TEST_F(SimdTargetsTest, ProbePairsAnswersLikeEachFiltersReferenceOnEveryTarget) {
+  // Filters of different k and sizes, and an empty one; pairs as a lookup
+  // batch makes them (runs of one hash against several filters) and single
+  // pairs, more of them than one prefetch window holds.
+  std::vector<std::string> filters;
+  for (int k : {1, 3, 6, 9, 16}) filters.push_back(Build(Hashes(20 + k, 2000 * k), k, 2.0));
+  filters.push_back(Build({}, 6, 10));
+  std::vector<BlockedBloomReader> readers;
+  for (const std::string& f : filters) readers.push_back(*BlockedBloomReader::Open(f));
+  std::vector<BlockedBloomView> views;
+  for (const BlockedBloomReader& r : readers) views.push_back(r.view());
+  std::vector<const BlockedBloomView*> pair_views;
+  std::vector<uint64_t> pair_hashes;
+  const std::vector<uint64_t> keys = Hashes(77, 3000);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const size_t run = i % 7 == 0 ? views.size() : 1 + i % 3;
+    for (size_t j = 0; j < run; ++j) {
+      pair_views.push_back(&views[(i + j) % views.size()]);
+      pair_hashes.push_back(keys[i]);
+    }
+  }
+  const size_t n = pair_views.size();
+  for (const std::string& name : AvailableSimdTargets()) {
+    ASSERT_TRUE(PinSimdTarget(name).ok());
+    std::unique_ptr<bool[]> out(new bool[n]);
+    ProbePairs(pair_views.data(), pair_hashes.data(), n, out.get());
+    size_t mismatches = 0, maybes = 0;
+    for (size_t p = 0; p < n; ++p) {
+      const BlockedBloomView& v = *pair_views[p];
+      const bool expected =
+          v.num_blocks != 0 &&
+          internal::ReferenceProbe(v.bits, v.num_blocks, v.num_probes, pair_hashes[p]);
+      maybes += expected;
+      mismatches += out[p] != expected;
+    }
+    EXPECT_EQ(mismatches, 0u) << name;
+    EXPECT_GT(maybes, 0u);
+    EXPECT_LT(maybes, n);
   }
 }
 

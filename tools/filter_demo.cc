@@ -128,7 +128,7 @@ absl::Status RunFilterDemo(const FilterDemoOptions& options) {
   std::printf(
       "build                %.1f ns/key (hashing included; the same build first took %.1f\n"
       "                     and then %.1f, paying page faults on memory new to the process)\n",
-      build_ns[2], build_ns[0], build_ns[1]);
+      build_ns[kBuilds - 1], build_ns[0], build_ns[1]);
   std::printf("query, present key   %.1f ns/key (hashing included)\n", present_ns);
   std::printf("query, absent key    %.1f ns/key (hashing included)\n", absent_ns);
   std::printf("query, batch of 128  %.1f ns/key (precomputed hashes)\n", batch_ns);

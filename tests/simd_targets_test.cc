@@ -114,15 +114,28 @@ TEST_F(SimdTargetsTest, AllTargetsAnswerLikeTheReferenceSingleAndBatched) {
   }
 }
 
-TEST_F(SimdTargetsTest, ProbeEachAnswersLikeEachFiltersReferenceOnEveryTarget) {
-  // Filters of different k and sizes, and an empty one, probed with one hash.
-  std::vector<std::string> filters;
-  for (int k : {1, 3, 6, 9, 16}) filters.push_back(Build(Hashes(10 + k, 2000 * k), k, 2.0));
-  filters.push_back(Build({}, 6, 10));
+// Filters of different k and sizes, and an empty one, kept open: for the
+// kernels that probe many filters in one call.
+struct MixedFilters {
+  explicit MixedFilters(uint64_t family) {
+    for (int k : {1, 3, 6, 9, 16}) bytes.push_back(Build(Hashes(family + k, 2000 * k), k, 2.0));
+    bytes.push_back(Build({}, 6, 10));
+    for (const std::string& f : bytes) readers.push_back(*BlockedBloomReader::Open(f));
+    for (const BlockedBloomReader& r : readers) views.push_back(r.view());
+  }
+  std::vector<std::string> bytes;
   std::vector<BlockedBloomReader> readers;
-  for (const std::string& f : filters) readers.push_back(*BlockedBloomReader::Open(f));
   std::vector<BlockedBloomView> views;
-  for (const BlockedBloomReader& r : readers) views.push_back(r.view());
+};
+
+bool ReferenceAnswer(const BlockedBloomView& v, uint64_t hash) {
+  return v.num_blocks != 0 && internal::ReferenceProbe(v.bits, v.num_blocks, v.num_probes, hash);
+}
+
+TEST_F(SimdTargetsTest, ProbeEachAnswersLikeEachFiltersReferenceOnEveryTarget) {
+  // Every filter probed with one hash.
+  const MixedFilters filters(10);
+  const std::vector<BlockedBloomView>& views = filters.views;
   std::vector<const BlockedBloomView*> pointers;
   for (const BlockedBloomView& v : views) pointers.push_back(&v);
   const std::vector<uint64_t> probes = Hashes(99, 5000);
@@ -133,9 +146,7 @@ TEST_F(SimdTargetsTest, ProbeEachAnswersLikeEachFiltersReferenceOnEveryTarget) {
       bool out[8];
       ProbeEach(pointers.data(), pointers.size(), h, out);
       for (size_t i = 0; i < views.size(); ++i) {
-        const bool expected =
-            views[i].num_blocks != 0 &&
-            internal::ReferenceProbe(views[i].bits, views[i].num_blocks, views[i].num_probes, h);
+        const bool expected = ReferenceAnswer(views[i], h);
         maybes += expected;
         mismatches += out[i] != expected;
       }
@@ -146,16 +157,10 @@ TEST_F(SimdTargetsTest, ProbeEachAnswersLikeEachFiltersReferenceOnEveryTarget) {
 }
 
 TEST_F(SimdTargetsTest, ProbePairsAnswersLikeEachFiltersReferenceOnEveryTarget) {
-  // Filters of different k and sizes, and an empty one; pairs as a lookup
-  // batch makes them (runs of one hash against several filters) and single
-  // pairs, more of them than one prefetch window holds.
-  std::vector<std::string> filters;
-  for (int k : {1, 3, 6, 9, 16}) filters.push_back(Build(Hashes(20 + k, 2000 * k), k, 2.0));
-  filters.push_back(Build({}, 6, 10));
-  std::vector<BlockedBloomReader> readers;
-  for (const std::string& f : filters) readers.push_back(*BlockedBloomReader::Open(f));
-  std::vector<BlockedBloomView> views;
-  for (const BlockedBloomReader& r : readers) views.push_back(r.view());
+  // Pairs as a lookup batch makes them (runs of one hash against several
+  // filters) and single pairs, more of them than one prefetch window holds.
+  const MixedFilters filters(20);
+  const std::vector<BlockedBloomView>& views = filters.views;
   std::vector<const BlockedBloomView*> pair_views;
   std::vector<uint64_t> pair_hashes;
   const std::vector<uint64_t> keys = Hashes(77, 3000);
@@ -173,10 +178,7 @@ TEST_F(SimdTargetsTest, ProbePairsAnswersLikeEachFiltersReferenceOnEveryTarget) 
     ProbePairs(pair_views.data(), pair_hashes.data(), n, out.get());
     size_t mismatches = 0, maybes = 0;
     for (size_t p = 0; p < n; ++p) {
-      const BlockedBloomView& v = *pair_views[p];
-      const bool expected =
-          v.num_blocks != 0 &&
-          internal::ReferenceProbe(v.bits, v.num_blocks, v.num_probes, pair_hashes[p]);
+      const bool expected = ReferenceAnswer(*pair_views[p], pair_hashes[p]);
       maybes += expected;
       mismatches += out[p] != expected;
     }

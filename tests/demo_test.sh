@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the main job (tools/demo) on small sizes and checks what it promises:
 # no present key missed, the FPR measured next to the predicted one and close
-# to it, every level of the LSM tree reported, and flags checked.
+# to it, every level of the LSM tree reported, --help, and flags checked.
 #
 # Usage: demo_test.sh DEMO_BINARY
 set -euo pipefail
@@ -40,6 +40,14 @@ for level in L0 L1 L2 L3; do
 done
 grep -q '^file reads the filters saved: ' "$out" || fail "no count of saved reads"
 ls "$TEST_TMPDIR"/tables/*.sst >/dev/null 2>&1 || fail "no table files written"
+
+# --help: the usage and every flag, and a zero status.
+if ! "$demo" --help >"$TEST_TMPDIR/help.out" 2>&1; then
+  fail "--help exited with a failing status"
+elif ! grep -q -- '--keys (default' "$TEST_TMPDIR/help.out" ||
+  ! grep -q -- '--lsm_keys (default' "$TEST_TMPDIR/help.out"; then
+  fail "--help does not list the flags: $(cat "$TEST_TMPDIR/help.out")"
+fi
 
 # Bad flags: an error that names the flag, and a failing status.
 if "$demo" --keys=0 >"$TEST_TMPDIR/bad.out" 2>&1; then

@@ -1,12 +1,18 @@
 // The lsmbloom demo: builds filters from generated keys and shows what they
 // save. Run with --help for the knobs.
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
 #include "lsmbloom/filter/simd.h"
 #include "tools/filter_demo.h"
 #include "tools/lsm_demo.h"
@@ -27,13 +33,51 @@ ABSL_FLAG(std::string, simd, "",
           "pin the SIMD target (scalar, sse4, avx2, avx512, ..., best); "
           "default: LSMBLOOM_SIMD or the best the CPU has");
 
+namespace {
+
+constexpr char kUsage[] =
+    "Builds a Bloom filter from generated keys and reports its size, accuracy "
+    "(measured next to predicted) and speed; then builds an LSM tree of table "
+    "files in several levels and shows, per level, how many file reads the "
+    "filters saved and the lookup speed with filters on and off.\n"
+    "Usage: demo [flags]";
+
+// Abseil's own --help ends with status 1; asking for help is no error.
+bool WantsHelp(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg == "-h" || arg == "-help" || arg == "--help" || arg == "-helpfull" ||
+        arg == "--helpfull" || arg == "--helpshort") {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The usage and this file's flags, by name.
+void PrintHelp() {
+  std::printf("%s\n\nflags:\n", kUsage);
+  std::vector<absl::CommandLineFlag*> flags;
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    if (absl::EndsWith(flag->Filename(), "tools/demo.cc")) flags.push_back(flag);
+  }
+  std::sort(flags.begin(), flags.end(),
+            [](const auto* a, const auto* b) { return a->Name() < b->Name(); });
+  for (const absl::CommandLineFlag* flag : flags) {
+    std::printf("  --%s (default '%s')\n      %s\n", std::string(flag->Name()).c_str(),
+                flag->DefaultValue().c_str(), flag->Help().c_str());
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "Builds a Bloom filter from generated keys and reports its size, accuracy "
-      "(measured next to predicted) and speed; then builds an LSM tree of table "
-      "files in several levels and shows, per level, how many file reads the "
-      "filters saved and the lookup speed with filters on and off.\n"
-      "Usage: demo [flags]");
+  absl::SetProgramUsageMessage(kUsage);
+  if (WantsHelp(argc, argv)) {
+    PrintHelp();
+    return 0;
+  }
   absl::ParseCommandLine(argc, argv);
   absl::Status status = absl::GetFlag(FLAGS_simd).empty()
                             ? lsmbloom::PinSimdTargetFromEnvironment()

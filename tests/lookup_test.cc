@@ -492,6 +492,8 @@ TEST(LookupTest, PredictionOfTheChecksWeighsEachFileByHowOftenLookupsConsultedIt
   EXPECT_LT(l.predicted_fpr, 0.75 * large_fpr);  // The mean of the two files.
   EXPECT_NEAR(static_cast<double>(l.false_positives()), l.expected_false_positives,
               6 * std::sqrt(l.expected_false_positives));
+  // Per lookup, over the levels: only level 1 has files here.
+  EXPECT_NEAR(lsm.set.stats().expected_false_positives_per_lookup(), large_fpr, 1e-9);
 
   // Keys the file has are no trial of its false-positive rate.
   lsm.set.ResetStats();

@@ -111,16 +111,14 @@ absl::Status PrintStats(Store& store, std::FILE* out) {
   // Predicted for the filters these lookups checked; then by the model's
   // shape (every L0 file and one file of each deeper level in a key's
   // range), which overestimates when files' ranges do not overlap.
-  double expected = 0;
-  for (const lsmbloom::LevelStats& l : stats.levels) expected += l.expected_false_positives;
-  std::fprintf(
-      out,
-      "false-positive reads per absent lookup: %.4f observed, %.4f predicted for the "
-      "filters checked\n"
-      "by the model (every L0 file and one file per deeper level): %.4f, or %.4f with "
-      "%.2f bits/key in every level\n",
-      stats.false_positives_per_lookup(), stats.lookups == 0 ? 0.0 : expected / stats.lookups,
-      stats.PredictedFalsePositiveReads(), uniform.ok() ? uniform->expected_cost : 0.0, even);
+  std::fprintf(out,
+               "false-positive reads per absent lookup: %.4f observed, %.4f predicted for the "
+               "filters checked\n"
+               "by the model (every L0 file and one file per deeper level): %.4f, or %.4f with "
+               "%.2f bits/key in every level\n",
+               stats.false_positives_per_lookup(), stats.expected_false_positives_per_lookup(),
+               stats.PredictedFalsePositiveReads(), uniform.ok() ? uniform->expected_cost : 0.0,
+               even);
   if (found > 0) {
     std::fprintf(out,
                  "(%d probes were keys the store has; the counters leave them out of the FPR)\n",

@@ -132,6 +132,13 @@ struct LookupStats {
     for (const LevelStats& l : levels) fp += l.false_positives();
     return lookups == 0 ? 0.0 : static_cast<double>(fp) / lookups;
   }
+  // What the checked filters' own predicted FPRs expect of
+  // false_positives_per_lookup() for the checks these lookups made.
+  double expected_false_positives_per_lookup() const {
+    double expected = 0;
+    for (const LevelStats& l : levels) expected += l.expected_false_positives;
+    return lookups == 0 ? 0.0 : expected / lookups;
+  }
   // The model's false-positive reads per absent-key lookup with the current
   // files, as filter_budget.h counts them: the key is taken to fall in the
   // range of every level-0 file and of one file of each deeper level (with

@@ -69,7 +69,6 @@ void Version::Index(const LookupOptions& options) {
       m.filter = m.probe ? *view : kMatchAllView;
       m.level = level;
       m.table = f.table.get();
-      m.file = &f;
       meta[level].push_back(m);
       smallest_prefix[level].push_back(m.smallest_prefix);
       largest_prefix[level].push_back(m.largest_prefix);

@@ -40,12 +40,13 @@ struct alignas(64) FileMeta {
   // own hash is then probed through its table).
   bool filter_allowed = false;
   int level = 0;
-  const Table* table = nullptr;  // file->table, without the two hops.
-  const TableFile* file = nullptr;
-  std::string_view smallest, largest;
+  const Table* table = nullptr;  // The TableFile's table, without the two hops.
   // The filter's predicted FPR when lookups consult it, else 0: what the
   // counters expect of each check.
   double predicted_fpr = 0;
+  // Full bounds, for the compares 8-byte prefixes cannot settle: from the
+  // second cache line on.
+  std::string_view smallest, largest;
 };
 
 // Files a key's range ruled out, per level, without touching their filters.
@@ -54,7 +55,7 @@ struct RangeSkips {
   uint32_t level_mask = 0;  // Bit L: the sorted level L had no file for it.
 };
 
-static_assert(offsetof(FileMeta, file) + sizeof(FileMeta::file) <= 64,
+static_assert(offsetof(FileMeta, table) + sizeof(FileMeta::table) <= 64,
               "what a lookup reads of a candidate stays in one cache line");
 
 struct Version {

@@ -1,6 +1,10 @@
-// The call site compiled with FLB's flags, -mavx2 -mbmi2 (see BUILD).
-#if !defined(__AVX2__) || defined(__AVX512F__)
-#error "compile with -mavx2 and without AVX-512 (see BUILD): this measures the inlined AVX2 probe"
+// The call site compiled for AVX2: FLB's flags (-mavx2 -mbmi2) plus what
+// Highway's AVX2 target also requires (FMA, F16C, AES, PCLMUL; see BUILD),
+// so that its static target, and the prober's, is AVX2.
+#include "hwy/highway.h"
+
+#if HWY_TARGET != HWY_AVX2
+#error "compile with the AVX2 flags of BUILD: this measures the inlined AVX2 probe"
 #endif
 
 #define CALL_SITE(name) name##Avx2Site

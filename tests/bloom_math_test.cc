@@ -20,7 +20,7 @@ TEST(BloomMathTest, ExactModelIsWithinTwoPercentOfMeanFillAtTenBitsPerKey) {
 
 TEST(BloomMathTest, ExactModelNeverBelowMeanFill) {
   for (double b : {4.0, 8.0, 10.0, 16.0, 24.0}) {
-    for (int k = 1; k <= kMaxProbes; ++k) {
+    for (int k = 1; k <= kMaxProbesPerKey; ++k) {
       EXPECT_GE(BlockedBloomFpr(b, k), BlockedBloomFprMeanFill(b, k) * (1 - 1e-12))
           << b << " " << k;
     }
@@ -63,7 +63,7 @@ TEST(BloomMathTest, OptimalProbesMinimiseTheBlockedModel) {
   for (double b : {4.0, 6.0, 8.0, 9.6, 10.0, 12.0, 16.0, 20.0, 24.0}) {
     const int k = OptimalBlockedProbes(b);
     const double best = BlockedBloomFpr(b, k);
-    for (int other = 1; other <= kMaxProbes; ++other) {
+    for (int other = 1; other <= kMaxProbesPerKey; ++other) {
       EXPECT_LE(best, BlockedBloomFpr(b, other)) << b << " " << other;
     }
   }

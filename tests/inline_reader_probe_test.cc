@@ -1,8 +1,8 @@
-// BlockedBloomReader::MayMatchHash called from code compiled for AVX2 or
-// AVX-512 (bench/avx2_call_site.cc and avx512_call_site.cc) inlines its probe
-// instead of calling the dispatched kernel; on every call site this CPU can
-// run it must give the reference's answer for every k, never reject an added
-// key, and reject everything in an empty filter.
+// The per-target prober of blocked_bloom-inl.h in code compiled for AVX2 or
+// AVX-512 (bench/avx2_call_site.cc and avx512_call_site.cc, each under its
+// static Highway target) inlines its target's probe; on every call site
+// this CPU can run it must give the reference's answer for every k, never
+// reject an added key, and reject everything in an empty filter.
 
 #include <cstdint>
 #include <memory>

@@ -13,7 +13,7 @@ namespace {
 int ModelOptimum(double bits_per_key) {
   int best = 1;
   double best_fpr = BlockedBloomFpr(bits_per_key, 1);
-  for (int k = 2; k <= kMaxProbes; ++k) {
+  for (int k = 2; k <= kMaxProbesPerKey; ++k) {
     const double fpr = BlockedBloomFpr(bits_per_key, k);
     if (fpr < best_fpr) {
       best = k;
@@ -24,9 +24,9 @@ int ModelOptimum(double bits_per_key) {
 }
 
 TEST(OptimalProbesTest, AgreesWithTheModelOnAFineGrid) {
-  // Up to 60 bits/key: past 35.4 the optimum stays at kMaxProbes. (From about
+  // Up to 60 bits/key: past 35.4 the optimum stays at kMaxProbesPerKey. (From about
   // 230 bits/key on, FPRs near 1e-12 are below the precision of the model's
-  // alternating sum, which then wanders; the table keeps kMaxProbes.)
+  // alternating sum, which then wanders; the table keeps kMaxProbesPerKey.)
   for (double b = 0.1; b <= 60.0; b += 0.0137) {
     ASSERT_EQ(OptimalBlockedProbes(b), ModelOptimum(b)) << b;
   }
@@ -35,7 +35,7 @@ TEST(OptimalProbesTest, AgreesWithTheModelOnAFineGrid) {
 TEST(OptimalProbesTest, StepsAtTheModelsCrossings) {
   // Just below each step the model prefers k, just above it k + 1.
   double step = 0.1;
-  for (int k = 1; k < kMaxProbes; ++k) {
+  for (int k = 1; k < kMaxProbesPerKey; ++k) {
     while (OptimalBlockedProbes(step) == k) step += 1e-3;
     double lo = step - 1e-3, hi = step;  // The step is in (lo, hi].
     while (hi - lo > 1e-12 * hi) {
@@ -50,7 +50,7 @@ TEST(OptimalProbesTest, StepsAtTheModelsCrossings) {
 
 TEST(OptimalProbesTest, ClampsToTheValidRange) {
   EXPECT_EQ(OptimalBlockedProbes(0.1), 1);
-  EXPECT_EQ(OptimalBlockedProbes(1000.0), kMaxProbes);
+  EXPECT_EQ(OptimalBlockedProbes(1000.0), kMaxProbesPerKey);
 }
 
 }  // namespace

@@ -9,9 +9,12 @@
 #include "src/filter/filter_format.h"
 #include "src/filter/hash_buffer.h"
 #include "src/filter/huge_pages.h"
+#include "src/filter/key_hash_short.h"
 #include "src/filter/simd_kernels.h"
 
 namespace lsmbloom {
+
+BlockedBloomOptions::BlockedBloomOptions() = default;
 
 absl::Status ValidateOptions(const BlockedBloomOptions& options) {
   if (options.target_fpr != 0.0 && !(options.target_fpr > 0.0 && options.target_fpr < 1.0)) {
@@ -27,8 +30,8 @@ absl::Status ValidateOptions(const BlockedBloomOptions& options) {
     return absl::InvalidArgumentError(
         absl::StrCat("bits_per_key must be in [0.1, 1000], got ", options.bits_per_key));
   }
-  if (options.num_probes < 0 || options.num_probes > kMaxProbes) {
-    return absl::InvalidArgumentError(absl::StrCat("num_probes must be in [1, ", kMaxProbes,
+  if (options.num_probes < 0 || options.num_probes > kMaxProbesPerKey) {
+    return absl::InvalidArgumentError(absl::StrCat("num_probes must be in [1, ", kMaxProbesPerKey,
                                                    "] or 0 for automatic, got ",
                                                    options.num_probes));
   }
@@ -112,6 +115,32 @@ BlockedBloomBuilder::BlockedBloomBuilder(const BlockedBloomOptions& options)
 BlockedBloomBuilder::BlockedBloomBuilder(BlockedBloomBuilder&&) noexcept = default;
 BlockedBloomBuilder& BlockedBloomBuilder::operator=(BlockedBloomBuilder&&) noexcept = default;
 BlockedBloomBuilder::~BlockedBloomBuilder() = default;
+
+void BlockedBloomBuilder::AddKey(std::string_view key) {
+  AddHash(internal::KeyHashFast(key, options_.hash.seed));
+}
+
+void BlockedBloomBuilder::AddKeyChunk(const std::string_view* keys, size_t n) {
+  uint64_t hashes[kAddKeysChunk];
+  KeyHashBatch(keys, hashes, n, options_.hash);
+  uint64_t* next = next_;
+  uint64_t* end = end_;
+  uint64_t last_hash = last_hash_;
+  bool has_last_hash = has_last_hash_;
+  for (size_t i = 0; i < n; ++i) {
+    if (IsAdjacentRepeat(hashes[i], last_hash, has_last_hash)) continue;
+    if (next == end) {
+      next_ = next;
+      Refill();
+      next = next_;
+      end = end_;
+    }
+    *next++ = hashes[i];
+  }
+  next_ = next;
+  last_hash_ = last_hash;
+  has_last_hash_ = has_last_hash;
+}
 
 void BlockedBloomBuilder::Refill() {
   if (next_ != nullptr) hashes_->Commit(next_);

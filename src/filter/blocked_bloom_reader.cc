@@ -1,7 +1,10 @@
 #include <cassert>
 
 #include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/blocked_bloom_layout.h"
 #include "src/filter/filter_format.h"
+#include "src/filter/key_hash_short.h"
+#include "src/filter/reference_kernels.h"
 #include "src/filter/simd_kernels.h"
 
 namespace lsmbloom {
@@ -17,17 +20,20 @@ absl::StatusOr<BlockedBloomReader> BlockedBloomReader::Open(std::string_view fil
   reader.probe_one_ = internal::ChosenProbeOne();
   reader.probe_batch_ = internal::ChosenProbeBatch();
   reader.prefetch_ = geometry->bit_bytes() > internal::BatchPrefetchAboveBytes();
+  reader.probed_bits_ = internal::kEmptyBlock;
   if (geometry->num_blocks != 0) {
     reader.probed_bits_ = reader.bits_;
     reader.probed_blocks_ = geometry->num_blocks;
   }
-#if defined(LSMBLOOM_HAVE_X86_PROBES)
-  reader.avx512_live_lanes_ = internal::Avx512LiveLanes(geometry->num_probes);
-#endif
-  for (int lane = 0; lane < 16; ++lane) {
-    reader.avx2_live_lanes_[lane] = lane < geometry->num_probes;
-  }
   return reader;
+}
+
+bool BlockedBloomReader::MayMatch(std::string_view key) const {
+  return MayMatchHash(internal::KeyHashFast(key, geometry_.hash.seed));
+}
+
+uint64_t BlockedBloomReader::BlockOfHash(uint64_t hash) const {
+  return internal::BlockOfHash(hash, geometry_.num_blocks);
 }
 
 void BlockedBloomReader::MayMatchBatch(absl::Span<const uint64_t> hashes,

@@ -46,14 +46,14 @@ double BlockedBloomFpr(double bits_per_key, int num_probes, int block_bits) {
   // sum_i (-1)^i C(j, i) (1 - i/B)^t (inclusion-exclusion).
   const int k = num_probes;
   const double B = block_bits;
-  double stirling[kMaxProbes + 1][kMaxProbes + 1] = {};
+  double stirling[kMaxProbesPerKey + 1][kMaxProbesPerKey + 1] = {};
   stirling[0][0] = 1.0;
   for (int n = 1; n <= k; ++n) {
     for (int j = 1; j <= n; ++j) {
       stirling[n][j] = j * stirling[n - 1][j] + stirling[n - 1][j - 1];
     }
   }
-  double covers[kMaxProbes + 1] = {};
+  double covers[kMaxProbesPerKey + 1] = {};
   for (int j = 1; j <= k; ++j) {
     double falling = 1.0;  // B(B-1)..(B-j+1) / B^j
     for (int i = 0; i < j; ++i) falling *= (B - i) / B;
@@ -61,12 +61,12 @@ double BlockedBloomFpr(double bits_per_key, int num_probes, int block_bits) {
   }
   // clear[i] = (1 - i/B)^(k*L), advanced by one factor per load: the
   // mixture below visits loads in increasing order, so no pow() per term.
-  double clear[kMaxProbes + 1], step[kMaxProbes + 1];
+  double clear[kMaxProbesPerKey + 1], step[kMaxProbesPerKey + 1];
   for (int i = 0; i <= k; ++i) {
     clear[i] = 1.0;
     step[i] = std::pow(1.0 - i / B, k);
   }
-  double binomial[kMaxProbes + 1][kMaxProbes + 1];
+  double binomial[kMaxProbesPerKey + 1][kMaxProbesPerKey + 1];
   for (int j = 0; j <= k; ++j) {
     for (int i = 0; i <= j; ++i) binomial[j][i] = Binomial(j, i);
   }
@@ -110,14 +110,14 @@ constexpr double kProbeThresholds[] = {
     31.161218459380805,  // 14 -> 15
     35.360352250552658,  // 15 -> 16
 };
-static_assert(sizeof(kProbeThresholds) / sizeof(kProbeThresholds[0]) == kMaxProbes - 1,
+static_assert(sizeof(kProbeThresholds) / sizeof(kProbeThresholds[0]) == kMaxProbesPerKey - 1,
               "one threshold between each two consecutive k");
 
 }  // namespace
 
 int OptimalBlockedProbes(double bits_per_key) {
   int k = 1;
-  while (k < kMaxProbes && bits_per_key >= kProbeThresholds[k - 1]) ++k;
+  while (k < kMaxProbesPerKey && bits_per_key >= kProbeThresholds[k - 1]) ++k;
   return k;
 }
 

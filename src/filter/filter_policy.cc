@@ -1,8 +1,13 @@
 #include "lsmbloom/filter/filter_policy.h"
 
 #include "absl/strings/str_format.h"
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "src/filter/filter_probe.h"
 
 namespace lsmbloom {
+
+double FilterReader::bits_per_key() const { return 0; }
+double FilterReader::predicted_fpr() const { return 0; }
 
 absl::Status FilterBuilder::AddHash(uint64_t /*hash*/) {
   return absl::FailedPreconditionError(
@@ -32,9 +37,7 @@ class BlockedBloomFilterBuilder : public FilterBuilder {
 
 class BlockedBloomFilterReader : public FilterReader {
  public:
-  explicit BlockedBloomFilterReader(BlockedBloomReader reader)
-      : reader_(reader), view_(reader_.view()) {}
-  const BlockedBloomView* blocked_view() const override { return &view_; }
+  explicit BlockedBloomFilterReader(BlockedBloomReader reader) : reader_(reader) {}
   bool KeyMayMatch(std::string_view key) const override { return reader_.MayMatch(key); }
   const HashSpec* hash_spec() const override { return &reader_.geometry().hash; }
   bool HashMayMatch(uint64_t hash) const override { return reader_.MayMatchHash(hash); }
@@ -54,7 +57,6 @@ class BlockedBloomFilterReader : public FilterReader {
 
  private:
   BlockedBloomReader reader_;
-  BlockedBloomView view_;
 };
 
 class BlockedBloomPolicy : public FilterPolicy {
@@ -79,6 +81,27 @@ class BlockedBloomPolicy : public FilterPolicy {
 };
 
 }  // namespace
+
+namespace internal {
+
+FilterProbe ProbeOf(const FilterReader* reader) {
+  FilterProbe probe;
+  if (reader == nullptr) return probe;
+  probe.reader = reader;
+  if (const auto* blocked = dynamic_cast<const BlockedBloomFilterReader*>(reader)) {
+    probe.kind = FilterProbe::Kind::kBlocked;
+    probe.blocked = blocked->reader().view();
+    probe.hash = blocked->reader().geometry().hash;
+  } else if (const HashSpec* spec = reader->hash_spec()) {
+    probe.kind = FilterProbe::Kind::kHashed;
+    probe.hash = *spec;
+  } else {
+    probe.kind = FilterProbe::Kind::kKeyed;
+  }
+  return probe;
+}
+
+}  // namespace internal
 
 absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewBlockedBloomPolicy(
     const BlockedBloomOptions& options) {

@@ -1,6 +1,7 @@
 #include "lsmbloom/filter/key_hash.h"
 
 #include "lsmbloom/filter/key_hash-inl.h"
+#include "src/filter/key_hash_short.h"
 
 namespace lsmbloom {
 
@@ -17,8 +18,13 @@ KeyHashLong(const char* data, size_t size, uint64_t seed) {
 
 }  // namespace internal
 
+uint64_t KeyHash(std::string_view key, const HashSpec& spec) {
+  return internal::KeyHashFast(key, spec.seed);
+}
+
 void KeyHashBatch(const std::string_view* keys, uint64_t* out, size_t n, const HashSpec& spec) {
-  for (size_t i = 0; i < n; ++i) out[i] = KeyHash(keys[i], spec);
+  const uint64_t seed = spec.seed;
+  for (size_t i = 0; i < n; ++i) out[i] = internal::KeyHashFast(keys[i], seed);
 }
 
 }  // namespace lsmbloom

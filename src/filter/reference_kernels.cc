@@ -1,6 +1,5 @@
 #include "src/filter/reference_kernels.h"
 
-#include "lsmbloom/filter/blocked_bloom_layout.h"
 
 namespace lsmbloom {
 namespace internal {
@@ -8,7 +7,7 @@ namespace internal {
 void ReferenceAdd(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,
                   size_t n) {
   for (size_t i = 0; i < n; ++i) {
-    uint8_t* block = bits + BlockIndex(hashes[i], num_blocks) * kBlockBytes;
+    uint8_t* block = bits + BlockOfHash(hashes[i], num_blocks) * kBlockBytes;
     const uint32_t seed = ProbeSeed(hashes[i]);
     for (int probe = 0; probe < num_probes; ++probe) {
       const uint32_t bit = BitInBlock(seed, probe);
@@ -18,7 +17,7 @@ void ReferenceAdd(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint
 }
 
 bool ReferenceProbe(const uint8_t* bits, uint64_t num_blocks, int num_probes, uint64_t hash) {
-  const uint8_t* block = bits + BlockIndex(hash, num_blocks) * kBlockBytes;
+  const uint8_t* block = bits + BlockOfHash(hash, num_blocks) * kBlockBytes;
   const uint32_t seed = ProbeSeed(hash);
   for (int probe = 0; probe < num_probes; ++probe) {
     const uint32_t bit = BitInBlock(seed, probe);

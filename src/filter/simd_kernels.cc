@@ -27,7 +27,11 @@ namespace lsmbloom {
 namespace internal {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+using lsmbloom::HWY_NAMESPACE::BitInBlock;
 using lsmbloom::HWY_NAMESPACE::BlockedBloomProber;
+using lsmbloom::HWY_NAMESPACE::BlockIndex;
+using lsmbloom::HWY_NAMESPACE::ProbeSeed;
+using lsmbloom::HWY_NAMESPACE::SetBlockBit;
 
 // How many keys ahead the build fetches the block it will set.
 constexpr size_t kBuildPrefetchDistance = 32;
@@ -39,8 +43,8 @@ bool ProbeOne(const uint8_t* bits, uint64_t num_blocks, int num_probes, uint64_t
 // Probes items [0, n) a window at a time, fetching the blocks of the next
 // window before probing this one: every fetch of a window is issued before
 // any probe can stall on a miss, so up to two windows of misses overlap
-// (interleaving one fetch per probe measured up to 2x slower out of cache:
-// stalled probes fill the core's window and hold back later fetches).
+// (interleaving one fetch per probe is slower out of cache: stalled probes
+// fill the core's window and hold back later fetches; docs/PERFORMANCE.md).
 // block_of(i) is item i's block; probe(i, block) its answer.
 template <class BlockOf, class Probe>
 HWY_INLINE void ProbeFetchingAhead(size_t n, const BlockOf& block_of, const Probe& probe,
@@ -107,9 +111,9 @@ void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, 
 #if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
 
 // A key's k bits, one byte read-modify-write each, unrolled by the pack:
-// all k positions are computed before the first write. As a loop over a
-// run-time k (multiplies and writes interleaved) 10^6 keys took 6.8 ns a
-// key, against 4.6 (both measured alone, Zen 5).
+// all k positions are computed before the first write, which a loop over a
+// run-time k (multiplies and writes interleaved) does not allow
+// (docs/PERFORMANCE.md has the measurement).
 template <int... kProbe>
 HWY_INLINE void SetKeyBits(uint8_t* block, uint32_t seed, std::integer_sequence<int, kProbe...>) {
   const uint32_t positions[] = {BitInBlock(seed, kProbe)...};
@@ -271,9 +275,9 @@ ProbeOneFn ChosenProbeOne() {
 
 // Prefetching costs more than it saves while most of the filter is in the
 // L2 cache: there the probes' own loads, many in flight in the core's
-// window, fetch as well. Measured: slower batches in cache, 2-4x faster ones
-// in DRAM; at twice the L2 or less (a 1.25 MB filter with a 1 MiB L2) 5-15%
-// faster without, at 3-8 MB about even.
+// window, fetch as well: prefetching slows batches in cache, speeds them
+// up several-fold in DRAM, and is about even a little above twice the L2
+// (docs/PERFORMANCE.md has the measurements behind the threshold).
 uint64_t BatchPrefetchAboveBytes() {
   static const uint64_t bytes = [] {
     const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);

@@ -1,7 +1,7 @@
 // FilterKeys: the keys TableBuilder gave a table's filter, replayed from
-// the table's entries through the builder's own rule (src/table/filter_keys.h).
+// the table's entries through the builder's own rule (src/table/filter_key_selector.h).
 
-#include "src/table/filter_keys.h"
+#include "src/table/filter_key_selector.h"
 
 #include "lsmbloom/inspect/inspect.h"
 

@@ -5,7 +5,6 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/filter/blocked_bloom_layout.h"
 #include "lsmbloom/filter/key_hash.h"
 #include "lsmbloom/inspect/inspect.h"
 #include "src/table/block.h"
@@ -123,7 +122,7 @@ bool FilterView::damaged() const {
 }
 
 uint64_t FilterView::BlockOfHash(uint64_t hash) const {
-  return internal::BlockIndex(hash, blocked_->geometry().num_blocks);
+  return blocked_->BlockOfHash(hash);
 }
 
 uint64_t FilterView::BlockOfKey(std::string_view key) const {

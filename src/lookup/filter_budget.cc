@@ -7,6 +7,17 @@
 #include "lsmbloom/filter/bloom_math.h"
 
 namespace lsmbloom {
+
+LevelFilterShape::LevelFilterShape() = default;
+LevelFilterShape::LevelFilterShape(uint64_t num_keys, double checks)
+    : num_keys(num_keys), checks(checks) {}
+LevelFilterAllocation::LevelFilterAllocation() = default;
+FilterAllocation::FilterAllocation() = default;
+FilterAllocation::FilterAllocation(const FilterAllocation&) = default;
+FilterAllocation::FilterAllocation(FilterAllocation&&) noexcept = default;
+FilterAllocation& FilterAllocation::operator=(const FilterAllocation&) = default;
+FilterAllocation& FilterAllocation::operator=(FilterAllocation&&) noexcept = default;
+FilterAllocation::~FilterAllocation() = default;
 namespace {
 
 // Bits/key come in hundredths: grid point j is j/100 bits/key. Point 0 is
@@ -47,7 +58,7 @@ const Model& TheModel() {
         --k;
         best_fpr = f;
       }
-      while (k < kMaxProbes) {
+      while (k < kMaxProbesPerKey) {
         const double f = BlockedBloomFpr(b, k + 1);
         if (!(f < best_fpr)) break;
         ++k;

@@ -1,13 +1,16 @@
 #include "lsmbloom/lookup/lookup.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <new>
 
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/filter_policy.h"
+#include "src/filter/filter_probe.h"
 #include "src/lookup/version.h"
 #include "src/table/table_lookup.h"
 #include "src/util/prefetch.h"
@@ -15,6 +18,7 @@
 namespace lsmbloom {
 
 using internal::FileMeta;
+using internal::FilterStep;
 using internal::IndexSearch;
 using internal::RangeSkips;
 using internal::TableLookup;
@@ -65,8 +69,8 @@ class StackScratch {
 
 // A T constructed only if asked. std::optional<T> would do, but GCC
 // zeroed its payload before testing whether to construct it: for a
-// lookup's tally, 172 bytes by `rep stos` on every lookup with counters
-// off, which cost a sixth of an absent-key Get.
+// lookup's tally, a `rep stos` of the whole struct on every lookup with
+// counters off, a measurable share of an absent-key Get.
 template <typename T>
 class ConstructedIf {
  public:
@@ -120,7 +124,7 @@ bool AnyTrue(const bool* flags, size_t n) {
 // A lookup's counts, added to the shared counters once at its end: an
 // atomic add is a full barrier on x86, and a dozen of them in the middle of
 // a lookup cost more than its filter probes.
-struct TableSet::LocalCounts {
+struct LocalCounts {
   uint32_t lookups = 0;
   uint32_t checked[kNumLevels] = {}, ruled_out[kNumLevels] = {}, positive[kNumLevels] = {},
            true_positive[kNumLevels] = {}, reads[kNumLevels] = {}, range_skipped[kNumLevels] = {};
@@ -153,17 +157,113 @@ struct TableSet::LocalCounts {
   }
 };
 
-TableSet::TableSet(const LookupOptions& options)
-    : options_(options), current_(std::make_shared<Version>()) {}
+LevelStats::LevelStats() = default;
 
-TableSet::~TableSet() = default;
-
-std::shared_ptr<const Version> TableSet::current() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return current_;
+double LevelStats::observed_fpr() const {
+  const uint64_t negatives = negative_checks();
+  return negatives == 0 ? 0.0 : static_cast<double>(false_positives()) / negatives;
 }
 
-absl::Status TableSet::Apply(const VersionEdit& edit) {
+double LevelStats::predicted_fpr_of_checks() const {
+  const uint64_t negatives = negative_checks();
+  return negatives == 0 ? predicted_fpr : expected_false_positives / negatives;
+}
+
+double LookupStats::false_positives_per_lookup() const {
+  uint64_t fp = 0;
+  for (const LevelStats& l : levels) fp += l.false_positives();
+  return lookups == 0 ? 0.0 : static_cast<double>(fp) / lookups;
+}
+
+double LookupStats::expected_false_positives_per_lookup() const {
+  double expected = 0;
+  for (const LevelStats& l : levels) expected += l.expected_false_positives;
+  return lookups == 0 ? 0.0 : expected / lookups;
+}
+
+double LookupStats::PredictedFalsePositiveReads() const {
+  double cost = 0;
+  for (size_t level = 0; level < levels.size(); ++level) {
+    const LevelStats& l = levels[level];
+    if (l.files == 0) continue;
+    cost += (level == 0 ? static_cast<double>(l.files) : 1.0) * l.predicted_fpr;
+  }
+  return cost;
+}
+
+class TableSet::Impl {
+ public:
+  explicit Impl(const LookupOptions& options)
+      : options_(options), current_(std::make_shared<Version>()) {}
+
+  absl::Status Apply(const VersionEdit& edit);
+  absl::Status Get(std::string_view key, LookupResult* result) const;
+  std::vector<absl::StatusOr<LookupResult>> MultiGet(absl::Span<const std::string_view> keys) const;
+  LookupStats stats() const;
+  void ResetStats();
+  std::vector<std::vector<TableFile>> files() const;
+
+ private:
+  struct LevelCounters {
+    std::atomic<uint64_t> checked{0}, ruled_out{0}, positive{0}, true_positive{0},
+        data_block_reads{0}, range_skipped{0};
+    // LocalCounts::expected_false_positives, in kExpectedFalsePositiveUnits.
+    std::atomic<uint64_t> expected_false_positives{0};
+  };
+  // Fixed point for the atomic sum of expected false positives.
+  static constexpr double kExpectedFalsePositiveUnits = 4294967296.0;  // 2^32
+
+  std::shared_ptr<const Version> current() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return current_;
+  }
+  // Searches the candidate files of `key` (newest first, hash ==
+  // KeyHash(key)) until one answers. maybe[j] is the answer of files[j]'s
+  // filter (true when it has none, or is not consulted), and blocks[j] (if
+  // blocks is not null) the data block located for it. *stopped_at: the
+  // level of the file that answered, or the last level. counts (here and
+  // below) is null when counters are not kept. The answer goes to *result
+  // (kNotFound if no file has the key).
+  absl::Status SearchCandidates(const FileMeta* const* files, const bool* maybe,
+                                const size_t* blocks, size_t n, std::string_view key,
+                                uint64_t hash, LocalCounts* counts, int* stopped_at,
+                                LookupResult* result) const;
+  // Adds one lookup's (or batch's) counts to counters_.
+  void Flush(const LocalCounts& counts) const;
+
+  const LookupOptions options_;
+  mutable std::mutex mu_;  // Guards current_ (the pointer, not the version).
+  std::shared_ptr<const Version> current_;
+  mutable std::array<LevelCounters, kNumLevels> counters_;
+  mutable std::atomic<uint64_t> lookups_{0};
+};
+
+TableSet::TableSet(const LookupOptions& options) : impl_(std::make_unique<Impl>(options)) {}
+TableSet::~TableSet() = default;
+
+absl::Status TableSet::Apply(const VersionEdit& edit) { return impl_->Apply(edit); }
+
+absl::StatusOr<LookupResult> TableSet::Get(std::string_view key) const {
+  LookupResult result;
+  absl::Status s = impl_->Get(key, &result);
+  if (!s.ok()) return s;
+  return result;
+}
+
+absl::Status TableSet::Get(std::string_view key, LookupResult* result) const {
+  return impl_->Get(key, result);
+}
+
+std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
+    absl::Span<const std::string_view> keys) const {
+  return impl_->MultiGet(keys);
+}
+
+LookupStats TableSet::stats() const { return impl_->stats(); }
+void TableSet::ResetStats() { impl_->ResetStats(); }
+std::vector<std::vector<TableFile>> TableSet::files() const { return impl_->files(); }
+
+absl::Status TableSet::Impl::Apply(const VersionEdit& edit) {
   std::lock_guard<std::mutex> lock(mu_);
   auto next = std::make_shared<Version>(*current_);
   for (const VersionEdit::Removed& r : edit.removed) {
@@ -218,30 +318,7 @@ absl::Status TableSet::Apply(const VersionEdit& edit) {
   return absl::OkStatus();
 }
 
-bool TableSet::SearchFile(const FileMeta& file, std::string_view key, uint64_t hash,
-                          LocalCounts* counts, LookupResult* result, absl::Status* status) const {
-  const Table& table = *file.table;
-  const int level = file.level;
-  const HashSpec* spec = file.filter_allowed ? TableLookup::FilterHashSpec(table) : nullptr;
-  if (spec != nullptr) {
-    // The key's hash was computed once for the default spec; a file written
-    // with another seed needs its own.
-    const uint64_t h = *spec == HashSpec() ? hash : KeyHash(key, *spec);
-    const bool ruled_out = !TableLookup::HashMayMatch(table, h);
-    if (counts != nullptr) counts->AddProbe(level, ruled_out, file.predicted_fpr);
-    if (ruled_out) return false;
-  }
-  uint64_t reads = 0;
-  *status = TableLookup::GetAfterFilter(table, key, hash, &reads, result);
-  const bool found = status->ok() && result->kind != LookupResult::Kind::kNotFound;
-  if (counts != nullptr) {
-    counts->AddSearch(level, reads, spec != nullptr && found, file.predicted_fpr);
-  }
-  // An error ends the lookup too: never guess.
-  return found || !status->ok();
-}
-
-void TableSet::Flush(const LocalCounts& n) const {
+void TableSet::Impl::Flush(const LocalCounts& n) const {
   Bump(lookups_, n.lookups);
   for (int level = 0; level < kNumLevels; ++level) {
     LevelCounters& c = counters_[level];
@@ -259,35 +336,30 @@ void TableSet::Flush(const LocalCounts& n) const {
   }
 }
 
-absl::Status TableSet::SearchCandidates(const FileMeta* const* files, const bool* maybe,
-                                        const size_t* blocks, size_t n, std::string_view key,
-                                        uint64_t hash, LocalCounts* counts, int* stopped_at,
-                                        LookupResult* result) const {
+absl::Status TableSet::Impl::SearchCandidates(const FileMeta* const* files, const bool* maybe,
+                                              const size_t* blocks, size_t n,
+                                              std::string_view key, uint64_t hash,
+                                              LocalCounts* counts, int* stopped_at,
+                                              LookupResult* result) const {
   result->Reset();  // Not found until a file answers.
   for (size_t j = 0; j < n; ++j) {
     const FileMeta& m = *files[j];
     const int level = m.level;
-    if (m.probe) {
+    const bool filtered = m.step != FilterStep::kNone;
+    if (filtered) {
       const bool ruled_out = !maybe[j];
       if (counts != nullptr) counts->AddProbe(level, ruled_out, m.predicted_fpr);
       if (ruled_out) continue;
     }
-    absl::Status status;
-    if (m.probe) {
-      uint64_t reads = 0;
-      status = blocks != nullptr
-                   ? TableLookup::GetFromBlock(*m.table, blocks[j], key, hash, &reads, result)
-                   : TableLookup::GetAfterFilter(*m.table, key, hash, &reads, result);
-      if (counts != nullptr) {
-        counts->AddSearch(level, reads,
-                          status.ok() && result->kind != LookupResult::Kind::kNotFound,
-                          m.predicted_fpr);
-      }
-    } else if (!SearchFile(m, key, hash, counts, result, &status)) {
-      continue;
-    }
+    uint64_t reads = 0;
+    const absl::Status status =
+        blocks != nullptr
+            ? TableLookup::GetFromBlock(*m.table, blocks[j], key, hash, &reads, result)
+            : TableLookup::GetAfterFilter(*m.table, key, hash, &reads, result);
+    const bool found = status.ok() && result->kind != LookupResult::Kind::kNotFound;
+    if (counts != nullptr) counts->AddSearch(level, reads, filtered && found, m.predicted_fpr);
     // An error ends the lookup: never guess.
-    if (!status.ok() || result->kind != LookupResult::Kind::kNotFound) {
+    if (found || !status.ok()) {
       *stopped_at = level;
       return status;
     }
@@ -296,14 +368,7 @@ absl::Status TableSet::SearchCandidates(const FileMeta* const* files, const bool
   return absl::OkStatus();
 }
 
-absl::StatusOr<LookupResult> TableSet::Get(std::string_view key) const {
-  LookupResult result;
-  absl::Status s = Get(key, &result);
-  if (!s.ok()) return s;
-  return result;
-}
-
-absl::Status TableSet::Get(std::string_view key, LookupResult* result) const {
+absl::Status TableSet::Impl::Get(std::string_view key, LookupResult* result) const {
   const std::shared_ptr<const Version> v = current();
   ConstructedIf<LocalCounts> kept(options_.count_stats);
   LocalCounts* const counts = kept.get();
@@ -316,13 +381,23 @@ absl::Status TableSet::Get(std::string_view key, LookupResult* result) const {
       v->FindCandidates(key, scratch.data(), &skips);
   const size_t n = candidates.size();
 
-  // 2. Every candidate's filter block in flight at once, probed in one call
-  // (a candidate whose filter is not probed here matches everything).
+  // 2. Every candidate's filter: the blocked ones with their blocks in
+  // flight at once, probed in one call (where the others stand, a filter
+  // that matches everything), then the others through their own readers.
   const uint64_t hash = KeyHash(key);
   StackScratch<const BlockedBloomView*, 32> views(n);
   StackScratch<bool, 32> maybe(n);
-  for (size_t j = 0; j < n; ++j) views[j] = &candidates[j]->filter;
+  bool any_own = false;
+  for (size_t j = 0; j < n; ++j) {
+    views[j] = &candidates[j]->filter;
+    any_own |= candidates[j]->step == FilterStep::kOwn;
+  }
   if (n != 0) ProbeEach(views.data(), n, hash, maybe.data());
+  if (any_own) {
+    for (size_t j = 0; j < n; ++j) {
+      if (candidates[j]->step == FilterStep::kOwn) maybe[j] = candidates[j]->own->MayMatch(key, hash);
+    }
+  }
 
   // 3. The survivors, newest first, until one answers. Most absent keys
   // have none: then, unless their probes are counted, nothing to walk.
@@ -341,7 +416,7 @@ absl::Status TableSet::Get(std::string_view key, LookupResult* result) const {
   return s;
 }
 
-std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
+std::vector<absl::StatusOr<LookupResult>> TableSet::Impl::MultiGet(
     absl::Span<const std::string_view> keys) const {
   const std::shared_ptr<const Version> v = current();
   std::vector<absl::StatusOr<LookupResult>> results;
@@ -393,6 +468,7 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
 
     // 1. Every key's candidates, and their probes.
     uint32_t num_pairs = 0;
+    bool any_own = false;
     for (size_t i = 0; i < n; ++i) {
       KeyPlan& plan = plans[i];
       plan.first = num_pairs;
@@ -404,13 +480,25 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
       for (uint32_t c = 0; c < plan.count; ++c) {
         views[num_pairs + c] = &candidates[c]->filter;
         view_hashes[num_pairs + c] = hashes[i];
+        any_own |= candidates[c]->step == FilterStep::kOwn;
       }
       num_pairs += plan.count;
     }
 
-    // 2. All probes of the chunk in one call, many blocks in flight.
+    // 2. All blocked filters' probes of the chunk in one call, many blocks
+    // in flight; then the filters probed through their own readers.
     bool* pair_maybe = maybe.Get(num_pairs);
     if (num_pairs != 0) ProbePairs(views, view_hashes, num_pairs, pair_maybe);
+    if (any_own) {
+      for (size_t i = 0; i < n; ++i) {
+        const KeyPlan& plan = plans[i];
+        for (uint32_t c = 0; c < plan.count; ++c) {
+          const FileMeta& file = *plan.files[c];
+          if (file.step != FilterStep::kOwn) continue;
+          pair_maybe[plan.first + c] = file.own->MayMatch(keys[start + i], hashes[i]);
+        }
+      }
+    }
 
     // 3. The data blocks of the probed pairs that survived, loading
     // together, in rounds so that each round's misses overlap across
@@ -428,7 +516,6 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
       KeyPlan& plan = plans[key];
       plan.any_maybe = true;
       const FileMeta& file = *plan.files[p - plan.first];
-      if (!file.probe) return;
       survivors.push_back({static_cast<uint32_t>(p), static_cast<uint32_t>(start + key), file.table,
                            TableLookup::StartLocate(*file.table, keys[start + key])});
     });
@@ -459,7 +546,7 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::MultiGet(
   return results;
 }
 
-LookupStats TableSet::stats() const {
+LookupStats TableSet::Impl::stats() const {
   const std::shared_ptr<const Version> v = current();
   LookupStats s;
   s.lookups = lookups_.load(std::memory_order_relaxed);
@@ -494,7 +581,7 @@ LookupStats TableSet::stats() const {
   return s;
 }
 
-void TableSet::ResetStats() {
+void TableSet::Impl::ResetStats() {
   lookups_.store(0);
   for (LevelCounters& c : counters_) {
     c.checked.store(0);
@@ -507,7 +594,7 @@ void TableSet::ResetStats() {
   }
 }
 
-std::vector<std::vector<TableFile>> TableSet::files() const {
+std::vector<std::vector<TableFile>> TableSet::Impl::files() const {
   const std::shared_ptr<const Version> v = current();
   return std::vector<std::vector<TableFile>>(v->levels.begin(), v->levels.end());
 }

@@ -58,15 +58,18 @@ void Version::Index(const LookupOptions& options) {
       m.largest = t.largest_user_key();
       m.smallest_prefix = OrderedPrefix8(m.smallest, from);
       m.largest_prefix = OrderedPrefix8(m.largest, from);
-      const FilterReader* reader = t.whole_key_filter();
-      const HashSpec* spec = TableLookup::FilterHashSpec(t);
-      const BlockedBloomView* view = reader != nullptr && spec != nullptr && *spec == HashSpec()
-                                         ? reader->blocked_view()
-                                         : nullptr;
-      m.filter_allowed = allowed;
-      m.predicted_fpr = allowed && reader != nullptr ? reader->predicted_fpr() : 0;
-      m.probe = allowed && view != nullptr;
-      m.filter = m.probe ? *view : kMatchAllView;
+      const FilterProbe& probe = TableLookup::Probe(t);
+      const bool consulted = allowed && probe.kind != FilterProbe::Kind::kNone;
+      if (!consulted) {
+        m.step = FilterStep::kNone;
+      } else if (probe.kind == FilterProbe::Kind::kBlocked && probe.hash == HashSpec()) {
+        m.step = FilterStep::kBatch;
+      } else {
+        m.step = FilterStep::kOwn;
+        m.own = &probe;
+      }
+      m.predicted_fpr = consulted ? probe.reader->predicted_fpr() : 0;
+      m.filter = m.step == FilterStep::kBatch ? probe.blocked : kMatchAllView;
       m.level = level;
       m.table = f.table.get();
       meta[level].push_back(m);

@@ -15,10 +15,20 @@
 #include "absl/types/span.h"
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/lookup/lookup.h"
+#include "src/filter/filter_probe.h"
 #include "src/util/search.h"
 
 namespace lsmbloom {
 namespace internal {
+
+// How a lookup consults a file's filter.
+enum class FilterStep : uint8_t {
+  kNone,   // Not at all: the file has no trusted whole-key filter, or the
+           // options skip its level.
+  kBatch,  // A blocked filter of the default HashSpec: FileMeta::filter,
+           // probed with every other candidate's in one call.
+  kOwn,    // Any other filter: through *FileMeta::own, right after the batch.
+};
 
 // One file as a lookup sees it. What candidate selection and the filter
 // probe read comes first and fits one cache line; the full bounds are read
@@ -28,19 +38,15 @@ struct alignas(64) FileMeta {
   // big-endian, zero-padded.
   uint64_t smallest_prefix = 0;
   uint64_t largest_prefix = 0;
-  // A copy of the file's blocked filter geometry, valid while the table is.
-  // When `probe` is false, a filter that matches every key, so that a lookup
-  // probes all its candidates alike (such a file's answer is then its
-  // table's, filter included).
+  // For kBatch, a copy of the file's blocked filter geometry, valid while
+  // the table is; otherwise a filter that matches every key, so that a
+  // lookup probes all its candidates in one call alike.
   BlockedBloomView filter;
-  // The filter can be probed with the key's one hash (default HashSpec) and
-  // the options allow it at this level.
-  bool probe = false;
-  // The options allow filters at this level (a file whose filter needs its
-  // own hash is then probed through its table).
-  bool filter_allowed = false;
+  FilterStep step = FilterStep::kNone;
   int level = 0;
   const Table* table = nullptr;  // The TableFile's table, without the two hops.
+  // kOwn: the table's filter probe (TableLookup::Probe); else null.
+  const FilterProbe* own = nullptr;
   // The filter's predicted FPR when lookups consult it, else 0: what the
   // counters expect of each check.
   double predicted_fpr = 0;
@@ -55,7 +61,7 @@ struct RangeSkips {
   uint32_t level_mask = 0;  // Bit L: the sorted level L had no file for it.
 };
 
-static_assert(offsetof(FileMeta, table) + sizeof(FileMeta::table) <= 64,
+static_assert(offsetof(FileMeta, own) + sizeof(FileMeta::own) <= 64,
               "what a lookup reads of a candidate stays in one cache line");
 
 struct Version {

@@ -270,6 +270,7 @@ void Table::Rep::LoadFilter(const std::string& policy_name, const BlockHandle& h
   filter_contents = bytes;
   filter_status = absl::OkStatus();
   whole_key_filter = properties.filter_whole_key;
+  if (whole_key_filter) probe = internal::ProbeOf(filter.get());
   const std::string& px = properties.filter_prefix_extractor;
   for (const auto& e : options.prefix_extractors) {
     if (!px.empty() && e != nullptr && e->Name() == px) prefix_extractor = e;

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/table/table_properties.h"
 #include "src/table/block_builder.h"
-#include "src/table/filter_keys.h"
+#include "src/table/filter_key_selector.h"
 #include "src/table/format.h"
 #include "src/util/coding.h"
 

@@ -5,19 +5,7 @@
 namespace lsmbloom {
 namespace internal {
 
-const HashSpec* TableLookup::FilterHashSpec(const Table& table) {
-  const Table::Rep& r = *table.rep_;
-  return r.whole_key_filter ? r.filter->hash_spec() : nullptr;
-}
-
-bool TableLookup::HashMayMatch(const Table& table, uint64_t hash) {
-  return table.rep_->filter->HashMayMatch(hash);
-}
-
-void TableLookup::HashesMayMatch(const Table& table, absl::Span<const uint64_t> hashes,
-                                 absl::Span<bool> out) {
-  table.rep_->filter->HashesMayMatch(hashes, out);
-}
+const FilterProbe& TableLookup::Probe(const Table& table) { return table.rep_->probe; }
 
 absl::Status TableLookup::GetAfterFilter(const Table& table, std::string_view user_key,
                                          uint64_t user_key_hash, uint64_t* blocks_read,

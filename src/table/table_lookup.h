@@ -14,8 +14,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "lsmbloom/filter/key_hash.h"
 #include "lsmbloom/table/table.h"
+#include "src/filter/filter_probe.h"
 
 namespace lsmbloom {
 namespace internal {
@@ -30,16 +30,10 @@ struct IndexSearch {
 
 class TableLookup {
  public:
-  // Non-null when the table's filter is trusted, holds whole keys and takes
-  // precomputed hashes: then HashMayMatch answers for KeyHash(key, *spec).
-  static const HashSpec* FilterHashSpec(const Table& table);
-
-  // The filter's answer for hash == KeyHash(key, *FilterHashSpec(table)).
-  // REQUIRES: FilterHashSpec(table) != null.
-  static bool HashMayMatch(const Table& table, uint64_t hash);
-  // Batched HashMayMatch (SIMD, prefetching). REQUIRES: sizes equal.
-  static void HashesMayMatch(const Table& table, absl::Span<const uint64_t> hashes,
-                             absl::Span<bool> out);
+  // How to probe the table's whole-key filter (kNone: it has none, or
+  // none that is trusted): taken once when the table opened, valid while it
+  // is open.
+  static const FilterProbe& Probe(const Table& table);
 
   // The lookup once the filter said "maybe" or was not consulted: the index
   // and one data block. Adds the data blocks read to *blocks_read, if given.

@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "lsmbloom/table/table.h"
+#include "src/filter/filter_probe.h"
 #include "src/table/block.h"
 #include "src/table/format.h"
 #include "src/table/table_inspection.h"
@@ -48,7 +49,7 @@ std::string SeekKey(std::string_view user_key);
 
 // One data block as the index names it, decoded once at Open: a lookup
 // binary-searches these instead of re-parsing the index block.
-struct IndexEntry {
+struct IndexSeparator {
   // The user part of the index key: >= every user key of the block and
   // below those of the next. The block to read for a key is the first whose
   // separator's user part is >= the key (the first of its versions sorts
@@ -71,7 +72,7 @@ struct Table::Rep {
   TableReadOptions options;
   internal::TableContext context;  // From the footer: what checksums bind to.
   std::unique_ptr<internal::Block> index;
-  std::vector<internal::IndexEntry> index_entries;  // Keys: views into index_keys.
+  std::vector<internal::IndexSeparator> index_entries;  // Keys: views into index_keys.
   std::string index_keys;
   // The separators' longest common prefix; one slot per data block; and
   // the prefix of the last slot of each full group of slots, for
@@ -97,6 +98,9 @@ struct Table::Rep {
   std::string_view filter_contents;                      // What `filter` reads; set with it.
   std::unique_ptr<FilterReader> filter;
   bool whole_key_filter = false;
+  // How a lookup probes `filter` for whole keys; kNone when the table has no
+  // trusted whole-key filter. Set once by LoadFilter.
+  internal::FilterProbe probe;
   std::shared_ptr<const PrefixExtractor> prefix_extractor;  // Matched by name.
 
   // Counting is not a change to the table: lookups count from const paths.

@@ -17,6 +17,13 @@
 // A filter cannot delete keys or grow in place: to change its key set,
 // rebuild it.
 //
+// This is the blocked filter's own API, for code that uses the filter
+// without tables. Tables reach it through FilterPolicy (filter_policy.h),
+// which does not include this header. Every inline function here compiles
+// to the same code under any target flags (no vector code, no floating
+// point): the SIMD probes run in the library, chosen at run time, or in
+// the caller's own per-target code through blocked_bloom-inl.h.
+//
 // Example:
 //   BlockedBloomOptions options;
 //   options.bits_per_key = 10;
@@ -39,31 +46,13 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "lsmbloom/filter/blocked_bloom_layout.h"
-#include "lsmbloom/filter/blocked_bloom_x86.h"
+#include "lsmbloom/filter/blocked_bloom_options.h"
 #include "lsmbloom/filter/key_hash.h"
 
 namespace lsmbloom {
 namespace internal {
 class HashBuffer;  // The builder's store of hashes (src/filter/hash_buffer.h).
 }  // namespace internal
-
-struct BlockedBloomOptions {
-  // Filter bits per distinct key, in [0.1, 1000]; fractional values such as
-  // 9.6 are fine. Ignored when target_fpr is set.
-  double bits_per_key = 10.0;
-  // If > 0, the builder picks the smallest bits/key (and its k) whose
-  // predicted false-positive rate is at most this. Must be in [1e-12, 1).
-  double target_fpr = 0.0;
-  // k, the bits set per key, in [1, 16]; 0 picks the optimum of the blocked
-  // model for the bits/key in force.
-  int num_probes = 0;
-  // The hash that places keys; stored in the filter.
-  HashSpec hash;
-};
-
-// InvalidArgument naming the bad field, or OK.
-absl::Status ValidateOptions(const BlockedBloomOptions& options);
 
 // The shape of one filter, as planned or as read from its header.
 struct FilterGeometry {
@@ -106,13 +95,12 @@ class BlockedBloomBuilder {
   BlockedBloomBuilder& operator=(BlockedBloomBuilder&&) noexcept;
   ~BlockedBloomBuilder();
 
-  void AddKey(std::string_view key) { AddHash(KeyHash(key, options_.hash)); }
+  void AddKey(std::string_view key);
 
   // AddKey of every key of `keys` in order: any range whose elements convert
   // to std::string_view. Faster than a loop of AddKey when keys are at hand
-  // together: here the buffer's cursor and the last hash stay in registers,
-  // while a caller's loop of AddKey reloads them for every key (growing the
-  // buffer is a call that may change them).
+  // together: they are hashed a chunk at a time in one call (KeyHashBatch),
+  // and the chunk's hashes added with the buffer's cursor in registers.
   template <typename KeyRange>
   void AddKeys(const KeyRange& keys);
 
@@ -145,13 +133,17 @@ class BlockedBloomBuilder {
   // Whether `hash` repeats the one added just before it, else makes it the
   // last. Adjacent repeats (a key written at several sequence numbers) are
   // common in sorted tables; dropping them on arrival saves buffer space.
-  // The last hash is a parameter so that AddKeys can keep it in a register.
+  // The last hash is a parameter so that a loop can keep it in a register.
   static bool IsAdjacentRepeat(uint64_t hash, uint64_t& last_hash, bool& has_last_hash) {
     if (hash == last_hash && has_last_hash) return true;
     last_hash = hash;
     has_last_hash = true;
     return false;
   }
+
+  // AddKeys' unit: keys[0, n) hashed in one call, then added.
+  static constexpr size_t kAddKeysChunk = 64;
+  void AddKeyChunk(const std::string_view* keys, size_t n);
 
   BlockedBloomOptions options_;
   std::unique_ptr<internal::HashBuffer> hashes_;
@@ -167,30 +159,21 @@ class BlockedBloomBuilder {
 
 template <typename KeyRange>
 void BlockedBloomBuilder::AddKeys(const KeyRange& keys) {
-  const HashSpec spec = options_.hash;
-  uint64_t* next = next_;
-  uint64_t* end = end_;
-  uint64_t last_hash = last_hash_;
-  bool has_last_hash = has_last_hash_;
+  std::string_view chunk[kAddKeysChunk];
+  size_t n = 0;
   for (const auto& key : keys) {
-    const uint64_t hash = KeyHash(std::string_view(key), spec);
-    if (IsAdjacentRepeat(hash, last_hash, has_last_hash)) continue;
-    if (next == end) {
-      next_ = next;
-      Refill();
-      next = next_;
-      end = end_;
+    chunk[n++] = std::string_view(key);
+    if (n == kAddKeysChunk) {
+      AddKeyChunk(chunk, n);
+      n = 0;
     }
-    *next++ = hash;
   }
-  next_ = next;
-  last_hash_ = last_hash;
-  has_last_hash_ = has_last_hash;
+  if (n != 0) AddKeyChunk(chunk, n);
 }
 
-// What a probe needs, in one small value: for the inlined probes of
-// lsmbloom/filter/blocked_bloom-inl.h and for lookup paths that keep many filters
-// side by side. Valid while the reader's bytes are.
+// What a probe needs, in one small value: for the per-target probes of
+// blocked_bloom-inl.h and for ProbeEach/ProbePairs below, which probe many
+// filters side by side. Valid while the reader's bytes are.
 struct BlockedBloomView {
   const uint8_t* bits = nullptr;  // num_blocks * 64 bytes.
   uint64_t num_blocks = 0;        // 0: an empty filter, which matches nothing.
@@ -216,27 +199,16 @@ class BlockedBloomReader {
   static absl::StatusOr<BlockedBloomReader> Open(
       std::string_view filter, const FilterReadOptions& options = FilterReadOptions());
 
-  // False only if `key` was certainly not added.
-  bool MayMatch(std::string_view key) const { return MayMatchHash(KeyHash(key, geometry_.hash)); }
+  // False only if `key` was certainly not added. One call into the library,
+  // which hashes the key and probes on the best target the CPU has.
+  bool MayMatch(std::string_view key) const;
 
-  // As MayMatch, for hash == KeyHash(key, geometry().hash).
-  //
-  // Compiled for AVX2 or AVX-512 (-mavx2, -march=native, ...), the caller
-  // gets the probe inlined, with no call per key; otherwise this makes one
-  // call into the kernel of the best target the CPU has, chosen at Open.
-  // Both give the same answers.
+  // As MayMatch, for hash == KeyHash(key, geometry().hash): one indirect call
+  // into the kernel of the best target the CPU has, chosen at Open. Code
+  // that probes many hashes without a call each keeps its own per-target
+  // loop and a BlockedBloomProber (blocked_bloom-inl.h); both answer alike.
   bool MayMatchHash(uint64_t hash) const {
-#if defined(LSMBLOOM_HAVE_X86_PROBES) && defined(__AVX512F__)
-    return internal::ProbeBlockAvx512(ProbedBlock(hash), internal::ProbeSeed(hash),
-                                      avx512_live_lanes_);
-#elif defined(LSMBLOOM_HAVE_X86_PROBES) && defined(__AVX2__)
-    return internal::ProbeBlockAvx2(
-        ProbedBlock(hash), internal::ProbeSeed(hash), geometry_.num_probes,
-        _mm256_load_si256(reinterpret_cast<const __m256i*>(avx2_live_lanes_)),
-        _mm256_load_si256(reinterpret_cast<const __m256i*>(avx2_live_lanes_ + 8)));
-#else
     return probe_one_(probed_bits_, probed_blocks_, geometry_.num_probes, hash);
-#endif
   }
 
   // out[i] = MayMatchHash(hashes[i]). Fetches blocks ahead of probing when
@@ -244,7 +216,8 @@ class BlockedBloomReader {
   // REQUIRES: out.size() == hashes.size().
   void MayMatchBatch(absl::Span<const uint64_t> hashes, absl::Span<bool> out) const;
 
-  // For probing without a call per key (lsmbloom/filter/blocked_bloom-inl.h).
+  // For probing without a call per key (blocked_bloom-inl.h) and for
+  // ProbeEach/ProbePairs.
   BlockedBloomView view() const {
     return BlockedBloomView{bits_, geometry_.num_blocks, geometry_.num_probes};
   }
@@ -252,6 +225,9 @@ class BlockedBloomReader {
   const FilterGeometry& geometry() const { return geometry_; }
   // The format version in the filter's header (docs/FORMAT.md).
   int format_version() const { return format_version_; }
+  // The block `hash` selects (docs/FORMAT.md), for inspection.
+  // REQUIRES: geometry().num_blocks > 0.
+  uint64_t BlockOfHash(uint64_t hash) const;
   // The bit array, num_blocks * 64 bytes (for inspection).
   std::string_view bits() const {
     return std::string_view(reinterpret_cast<const char*>(bits_), geometry_.bit_bytes());
@@ -263,14 +239,6 @@ class BlockedBloomReader {
                                 bool);
   BlockedBloomReader() = default;
 
-  // The block MayMatchHash probes for `hash`. An empty filter's probes read
-  // one block with no bit set, so every probe says no: a branch on the
-  // empty case instead kept compilers from hoisting this reader's fields out
-  // of a caller's loop (they were reloaded for every key).
-  const uint8_t* ProbedBlock(uint64_t hash) const {
-    return probed_bits_ + internal::BlockIndex(hash, probed_blocks_) * internal::kBlockBytes;
-  }
-
   FilterGeometry geometry_;
   int format_version_ = 0;
   const uint8_t* bits_ = nullptr;
@@ -278,14 +246,12 @@ class BlockedBloomReader {
   ProbeFn probe_one_ = nullptr;
   ProbeBatchFn probe_batch_ = nullptr;
   bool prefetch_ = false;  // Batches fetch blocks ahead (filters over 2x L2).
-  // What MayMatchHash and MayMatchBatch probe: bits_ and geometry_.num_blocks, or
-  // internal::kEmptyBlock as the one block of an empty filter.
-  const uint8_t* probed_bits_ = internal::kEmptyBlock;
+  // What MayMatchHash and MayMatchBatch probe: bits_ and geometry_.num_blocks,
+  // or one block with no bit set as the only block of an empty filter (its
+  // probes say no without a branch, which kept compilers from hoisting this
+  // reader's fields out of a caller's loop).
+  const uint8_t* probed_bits_ = nullptr;
   uint64_t probed_blocks_ = 1;
-  uint16_t avx512_live_lanes_ = 0;  // internal::Avx512LiveLanes(k), on x86.
-  // Lane i is 1 when probe i < k: what internal::Avx2LiveLanes computes,
-  // worked out once here so that an inlined AVX2 probe does not redo it per key.
-  alignas(32) uint32_t avx2_live_lanes_[16] = {};
 };
 
 // out[i] = whether `hash` may be in filters[i], for n filters whose

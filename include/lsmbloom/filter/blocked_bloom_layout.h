@@ -4,6 +4,13 @@
 // SIMD, computes exactly this, and golden tests pin it. Changing any constant
 // here changes the bytes of every filter and needs a new format version.
 //
+// Constants only: the functions that compute these formulas live with the
+// code that runs them (per SIMD target in blocked_bloom-inl.h, once in the
+// library's scalar reference), because an inline function here would be
+// compiled differently by every includer's target flags (see
+// tests/public_headers_odr_test.sh). Part of the opt-in fast tier: the core
+// headers (filter_policy.h, table/, lookup/) do not include it.
+//
 //   block  = ((hash >> 32) * num_blocks) >> 32        multiply-shift, no modulo
 //   seed   = low 32 bits of hash
 //   bit_i  = (seed * kProbeMultipliers[i]) >> 23      i in [0, k); 0..511
@@ -19,6 +26,8 @@
 
 #include <cstdint>
 
+#include "lsmbloom/filter/bloom_math.h"
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "lsmbloom's kernels read filter words as little-endian; port them first"
 #endif
@@ -26,37 +35,18 @@
 namespace lsmbloom {
 namespace internal {
 
-inline constexpr int kBlockBytes = 64;
-inline constexpr int kBlockWords = 16;  // 32-bit words per block.
+// kBlockBits and kMaxProbesPerKey (bloom_math.h) in the units kernels use.
+inline constexpr int kBlockBytes = kBlockBits / 8;
+inline constexpr int kBlockWords = kBlockBits / 32;  // 32-bit words per block.
 inline constexpr uint64_t kMaxBlocks = uint64_t{1} << 32;
-inline constexpr int kMaxProbesPerKey = 16;  // One 16-lane vector of positions.
 
 // Odd 32-bit constants with balanced bit counts, drawn once from SplitMix64.
-inline constexpr uint32_t kProbeMultipliers[16] = {
+inline constexpr uint32_t kProbeMultipliers[kMaxProbesPerKey] = {
     0x5be4a8b9, 0x5233f137, 0x8f98c829, 0xa2ba031b, 0x7c5a24d9, 0xadcf521f, 0xfb25d141, 0x3121fc9d,
     0x68eeeb5b, 0xa9ab11d3, 0xd0c5fbe3, 0x2323055b, 0xaa1f51c9, 0x2cb7000f, 0x45c6115b, 0x68da689b};
 
 // What an empty filter's probes read: a block with no bit set.
 alignas(64) inline constexpr uint8_t kEmptyBlock[kBlockBytes] = {};
-
-// REQUIRES: 0 < num_blocks <= kMaxBlocks.
-inline uint64_t BlockIndex(uint64_t hash, uint64_t num_blocks) {
-  return ((hash >> 32) * num_blocks) >> 32;
-}
-
-inline uint32_t ProbeSeed(uint64_t hash) { return static_cast<uint32_t>(hash); }
-
-inline uint32_t BitInBlock(uint32_t seed, int probe) {
-  return (seed * kProbeMultipliers[probe]) >> 23;
-}
-
-// Sets bit `bit` (0..511) of the block at `block`. A byte at a time, not a
-// 64-bit word: a key's k bits often share a word (about two pairs a key at
-// k = 6 over 8 words), and each such pair waits on store-to-load forwarding;
-// among 64 bytes they rarely meet.
-inline void SetBlockBit(uint8_t* block, uint32_t bit) {
-  block[bit / 8] |= static_cast<uint8_t>(1u << (bit % 8));
-}
 
 }  // namespace internal
 }  // namespace lsmbloom

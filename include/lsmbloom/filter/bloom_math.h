@@ -23,22 +23,25 @@
 
 namespace lsmbloom {
 
-inline constexpr int kBlockBits = 512;  // One 64-byte cache line.
-inline constexpr int kMaxProbes = 16;   // k never exceeds one 16-lane vector.
+// The blocked filter's block, one 64-byte cache line (in bytes and 32-bit
+// words: blocked_bloom_layout.h), and the most bits a key sets in it, k: one
+// 16-lane vector of positions.
+inline constexpr int kBlockBits = 512;
+inline constexpr int kMaxProbesPerKey = 16;
 
 // FPR of a standard (unblocked) Bloom filter with `bits_per_key` and k probes.
 double StandardBloomFpr(double bits_per_key, int num_probes);
 
 // FPR of a blocked Bloom filter, exact model above.
-// REQUIRES: bits_per_key > 0, 1 <= num_probes <= kMaxProbes, block_bits >= 16.
+// REQUIRES: bits_per_key > 0, 1 <= num_probes <= kMaxProbesPerKey, block_bits >= 16.
 double BlockedBloomFpr(double bits_per_key, int num_probes, int block_bits = kBlockBits);
 
 // The mean-fill approximation above: a lower bound on BlockedBloomFpr.
 double BlockedBloomFprMeanFill(double bits_per_key, int num_probes, int block_bits = kBlockBits);
 
-// The k in [1, kMaxProbes] that minimises BlockedBloomFpr at `bits_per_key`:
+// The k in [1, kMaxProbesPerKey] that minimises BlockedBloomFpr at `bits_per_key`:
 // a pure function, read from a table of the model's crossings (k rises by
-// one at each, up to kMaxProbes from 35.4 bits/key on).
+// one at each, up to kMaxProbesPerKey from 35.4 bits/key on).
 int OptimalBlockedProbes(double bits_per_key);
 
 // The smallest bits/key (to 1/1000 bit) whose optimal blocked FPR is at most

@@ -10,7 +10,15 @@
 //
 // Built in: the cache-line-blocked Bloom filter (the product) and a classic
 // unblocked Bloom filter (the accuracy reference). A store may implement its
-// own policy; nothing in the library needs to change for that.
+// own policy; nothing in the library needs to change for that, and lookups
+// across many tables (lookup.h) probe its filters through this interface,
+// hashing each key once per HashSpec, on the same path as the built-in ones.
+//
+// Part of the core API, with table/ and lookup/: this header carries no
+// filter's internals, no SIMD code and no intrinsics
+// (tests:core_headers_test). The blocked filter's own API and its fast
+// tier are blocked_bloom.h and blocked_bloom-inl.h, for code that uses the
+// filter directly.
 
 #ifndef LSMBLOOM_FILTER_FILTER_POLICY_H_
 #define LSMBLOOM_FILTER_FILTER_POLICY_H_
@@ -24,7 +32,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/blocked_bloom_options.h"
 #include "lsmbloom/filter/key_hash.h"
 
 namespace lsmbloom {
@@ -64,17 +72,13 @@ class FilterReader {
   // Batched HashMayMatch; the default loops. REQUIRES: sizes equal.
   virtual void HashesMayMatch(absl::Span<const uint64_t> hashes, absl::Span<bool> out) const;
 
-  // Blocked Bloom readers return where their bits are, so a lookup across
-  // many files can probe them all in one call (ProbeEach in blocked_bloom.h)
-  // with their blocks in flight together; others return null. Valid while
-  // the reader is.
-  virtual const BlockedBloomView* blocked_view() const { return nullptr; }
-
   // One line for humans: kind and parameters ("blocked bloom, k=6, ...").
   virtual std::string Describe() const = 0;
-  // Filter bits per key, and the predicted false-positive rate, if known.
-  virtual double bits_per_key() const { return 0; }
-  virtual double predicted_fpr() const { return 0; }
+  // Filter bits per key, and the predicted false-positive rate, if known;
+  // 0 by default. (Defined out of line: floating point compiled inline here
+  // would differ with each includer's target flags.)
+  virtual double bits_per_key() const;
+  virtual double predicted_fpr() const;
 };
 
 class FilterPolicy {

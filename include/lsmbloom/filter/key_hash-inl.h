@@ -4,7 +4,10 @@
 //
 // This header includes xxHash with XXH_INLINE_ALL, which turns every xxHash
 // function into a static inline one in the including file: include it before
-// any other inclusion of <xxhash.h> in that file, or not at all.
+// any other inclusion of <xxhash.h> in that file, or not at all. KeyHashInline
+// is static too: each file that includes it compiles its own copy for its own
+// target flags, and no copy is shared at link time with a file built for
+// another instruction set (see tests/public_headers_odr_test.sh).
 
 #ifndef LSMBLOOM_FILTER_KEY_HASH_INL_H_
 #define LSMBLOOM_FILTER_KEY_HASH_INL_H_
@@ -21,7 +24,7 @@
 
 namespace lsmbloom {
 
-inline uint64_t KeyHashInline(std::string_view key, const HashSpec& spec = HashSpec()) {
+static inline uint64_t KeyHashInline(std::string_view key, const HashSpec& spec = HashSpec()) {
   // HashId has a single member today; a reader rejects filters naming any
   // other id before a hash from here can reach them.
   return XXH3_64bits_withSeed(key.data(), key.size(), spec.seed);

@@ -49,6 +49,11 @@
 
 namespace lsmbloom {
 
+// The constructors of the three types below are out of line, as every one
+// of a public type holding floating point is: compiled inline, each
+// includer would compile them with its own target flags
+// (tests/public_headers_odr_test.sh).
+
 // One level (or one file) as an absent-key lookup sees it.
 struct LevelFilterShape {
   // Keys in the filters of the level (all its files together).
@@ -57,6 +62,9 @@ struct LevelFilterShape {
   // level, the file count for level 0 (or 1 per entry, when each level-0
   // file is given as an entry of its own). 0 when lookups never reach it.
   double checks = 1;
+
+  LevelFilterShape();
+  LevelFilterShape(uint64_t num_keys, double checks);
 };
 
 struct LevelFilterAllocation {
@@ -67,6 +75,8 @@ struct LevelFilterAllocation {
   int num_probes = 0;
   // Predicted FPR of one of the level's filters (1 without a filter).
   double fpr = 1;
+
+  LevelFilterAllocation();
 };
 
 struct FilterAllocation {
@@ -77,6 +87,13 @@ struct FilterAllocation {
   // sum_i c_i * FPR_i: expected false-positive data-block reads per
   // absent-key lookup.
   double expected_cost = 0;
+
+  FilterAllocation();
+  FilterAllocation(const FilterAllocation&);
+  FilterAllocation(FilterAllocation&&) noexcept;
+  FilterAllocation& operator=(const FilterAllocation&);
+  FilterAllocation& operator=(FilterAllocation&&) noexcept;
+  ~FilterAllocation();
 };
 
 // The allocation of at most `budget_bytes` of filter memory that minimises

@@ -18,10 +18,8 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,11 +33,6 @@ namespace lsmbloom {
 
 inline constexpr int kNumLevels = 7;
 
-namespace internal {
-struct FileMeta;
-struct Version;
-}  // namespace internal
-
 struct LookupOptions {
   // Consult filters at all (off: for measuring what they save).
   bool use_filters = true;
@@ -47,9 +40,9 @@ struct LookupOptions {
   // that far find their key (RocksDB's optimize_filters_for_hits).
   bool skip_last_level_filters = false;
   // Keep the per-level counters of stats(). Each lookup then tallies its
-  // counts and adds them with a few atomic adds, about 15% of an absent-key
-  // Get; off, it does neither, and stats() reports the files and filter
-  // sizes and zero counts.
+  // counts and adds them with a few atomic adds, a noticeable share of an
+  // absent-key Get (docs/PERFORMANCE.md); off, it does neither, and stats()
+  // reports the files and filter sizes and zero counts.
   bool count_stats = true;
 };
 
@@ -69,6 +62,10 @@ struct VersionEdit {
   };
   std::vector<Removed> removed;
 };
+
+// Every member function and constructor of the two types below that touches
+// floating point is out of line: compiled inline, each includer would
+// compile it with its own target flags (tests/public_headers_odr_test.sh).
 
 struct LevelStats {
   uint64_t files = 0;
@@ -94,6 +91,9 @@ struct LevelStats {
   // false_positives() is to be compared with. Unlike predicted_fpr, it
   // weighs each file by how often lookups consulted it.
   double expected_false_positives = 0;
+
+  LevelStats();
+
   // Filter "maybe"s for keys the file did not have: each one cost a
   // data-block read for nothing.
   uint64_t false_positives() const {
@@ -101,17 +101,11 @@ struct LevelStats {
   }
   // False positives among filter checks of keys the file did not have.
   // (Counters are read one by one while lookups run: clamp, never wrap.)
-  double observed_fpr() const {
-    const uint64_t negatives = negative_checks();
-    return negatives == 0 ? 0.0 : static_cast<double>(false_positives()) / negatives;
-  }
+  double observed_fpr() const;
   // The FPR the checked filters predict for those same checks; before any
   // such check, the level's mean (predicted_fpr), so there is always a
   // prediction to show beside observed_fpr().
-  double predicted_fpr_of_checks() const {
-    const uint64_t negatives = negative_checks();
-    return negatives == 0 ? predicted_fpr : expected_false_positives / negatives;
-  }
+  double predicted_fpr_of_checks() const;
   // Filter checks of keys the file did not have.
   uint64_t negative_checks() const {
     const uint64_t tp = std::min(filters_true_positive, filters_positive);
@@ -127,32 +121,16 @@ struct LookupStats {
   // Filter false positives per lookup, as counted: each one cost a useless
   // data-block read. When every lookup was of an absent key, this is what
   // PredictedFalsePositiveReads() predicts.
-  double false_positives_per_lookup() const {
-    uint64_t fp = 0;
-    for (const LevelStats& l : levels) fp += l.false_positives();
-    return lookups == 0 ? 0.0 : static_cast<double>(fp) / lookups;
-  }
+  double false_positives_per_lookup() const;
   // What the checked filters' own predicted FPRs expect of
   // false_positives_per_lookup() for the checks these lookups made.
-  double expected_false_positives_per_lookup() const {
-    double expected = 0;
-    for (const LevelStats& l : levels) expected += l.expected_false_positives;
-    return lookups == 0 ? 0.0 : expected / lookups;
-  }
+  double expected_false_positives_per_lookup() const;
   // The model's false-positive reads per absent-key lookup with the current
   // files, as filter_budget.h counts them: the key is taken to fall in the
   // range of every level-0 file and of one file of each deeper level (with
   // level-0 files of disjoint ranges, as sequential loads make, this
   // overestimates). Files without a filter count as FPR 0 here.
-  double PredictedFalsePositiveReads() const {
-    double cost = 0;
-    for (size_t level = 0; level < levels.size(); ++level) {
-      const LevelStats& l = levels[level];
-      if (l.files == 0) continue;
-      cost += (level == 0 ? static_cast<double>(l.files) : 1.0) * l.predicted_fpr;
-    }
-    return cost;
-  }
+  double PredictedFalsePositiveReads() const;
 };
 
 class TableSet {
@@ -191,40 +169,8 @@ class TableSet {
   std::vector<std::vector<TableFile>> files() const;
 
  private:
-  struct LocalCounts;
-  struct LevelCounters {
-    std::atomic<uint64_t> checked{0}, ruled_out{0}, positive{0}, true_positive{0},
-        data_block_reads{0}, range_skipped{0};
-    // LocalCounts::expected_false_positives, in kExpectedFalsePositiveUnits.
-    std::atomic<uint64_t> expected_false_positives{0};
-  };
-  // Fixed point for the atomic sum of expected false positives.
-  static constexpr double kExpectedFalsePositiveUnits = 4294967296.0;  // 2^32
-
-  std::shared_ptr<const internal::Version> current() const;
-  // Searches the candidate files of `key` (newest first, hash ==
-  // KeyHash(key)) until one answers; maybe[j] is the filter's answer for files[j] when it was probed, and
-  // blocks[j] (if blocks is not null) the data block located for it then.
-  // *stopped_at: the level of the file that answered, or the last level.
-  // counts (here and below) is null when counters are not kept.
-  // The answer goes to *result (kNotFound if no file has the key).
-  absl::Status SearchCandidates(const internal::FileMeta* const* files, const bool* maybe,
-                                const size_t* blocks, size_t n, std::string_view key,
-                                uint64_t hash, LocalCounts* counts, int* stopped_at,
-                                LookupResult* result) const;
-  // Looks `key` up in a file whose filter was not probed with the key's
-  // hash, into *result and *status; returns true when the search can stop
-  // (found, deleted, or an error).
-  bool SearchFile(const internal::FileMeta& file, std::string_view key, uint64_t hash,
-                  LocalCounts* counts, LookupResult* result, absl::Status* status) const;
-  // Adds one lookup's (or batch's) counts to counters_.
-  void Flush(const LocalCounts& counts) const;
-
-  LookupOptions options_;
-  mutable std::mutex mu_;  // Guards current_ (the pointer, not the version).
-  std::shared_ptr<const internal::Version> current_;
-  mutable std::array<LevelCounters, kNumLevels> counters_;
-  mutable std::atomic<uint64_t> lookups_{0};
+  class Impl;  // src/lookup/lookup.cc
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace lsmbloom

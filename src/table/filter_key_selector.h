@@ -2,8 +2,8 @@
 // through this, and the inspection library replays a table's entries
 // through it (lsmbloom/inspect.h FilterKeys), so the rule lives once.
 
-#ifndef LSMBLOOM_SRC_TABLE_FILTER_KEYS_H_
-#define LSMBLOOM_SRC_TABLE_FILTER_KEYS_H_
+#ifndef LSMBLOOM_SRC_TABLE_FILTER_KEY_SELECTOR_H_
+#define LSMBLOOM_SRC_TABLE_FILTER_KEY_SELECTOR_H_
 
 #include <string>
 #include <string_view>
@@ -57,4 +57,4 @@ class FilterKeySelector {
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_SRC_TABLE_FILTER_KEYS_H_
+#endif  // LSMBLOOM_SRC_TABLE_FILTER_KEY_SELECTOR_H_

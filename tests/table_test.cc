@@ -428,7 +428,7 @@ TEST(TableTest, OutOfOrderAddIsRejectedAndNoTableWithoutItIsWritten) {
   }
 }
 
-TEST(TableTest, PosixFilesReadWithPreadAndMmap) {
+TEST(TableTest, PosixFilesReadMappedByDefaultOrWithPread) {
   const std::vector<Entry> entries = testing::MakeEntries(20000, 6);
   const std::string path = ::testing::TempDir() + "/posix_table.sst";
   {
@@ -439,14 +439,21 @@ TEST(TableTest, PosixFilesReadWithPreadAndMmap) {
     ASSERT_TRUE(builder.Finish().ok());
   }
   EXPECT_NE(::access((path + ".tmp").c_str(), F_OK), 0);  // Renamed away.
-  for (bool mmap : {false, true}) {
-    auto file = OpenPosixFile(path, mmap);
+  for (FileAccess access : {FileAccess::kDefault, FileAccess::kMmap, FileAccess::kPread}) {
+    auto file = OpenPosixFile(path, access);
     ASSERT_TRUE(file.ok());
+    // The default maps the file on 64-bit systems, as LevelDB does.
+    const bool mapped = access == FileAccess::kMmap ||
+                        (access == FileAccess::kDefault && sizeof(void*) == 8);
+    EXPECT_EQ(!(*file)->MappedContents().empty(), mapped) << static_cast<int>(access);
     auto table = Table::Open(std::move(*file));
     ASSERT_TRUE(table.ok()) << table.status();
     EXPECT_TRUE((*table)->filter_status().ok());
-    EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u) << mmap;
+    EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u) << static_cast<int>(access);
   }
+  // The bool form: pread when false, mapped when true.
+  EXPECT_TRUE((*OpenPosixFile(path, /*mmap=*/false))->MappedContents().empty());
+  EXPECT_FALSE((*OpenPosixFile(path, /*mmap=*/true))->MappedContents().empty());
   std::remove(path.c_str());
 }
 

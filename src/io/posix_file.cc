@@ -142,6 +142,13 @@ absl::StatusOr<std::unique_ptr<WritableFile>> NewPosixWritableFile(const std::st
 
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(const std::string& path,
                                                                 bool mmap) {
+  return OpenPosixFile(path, mmap ? FileAccess::kMmap : FileAccess::kPread);
+}
+
+absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(const std::string& path,
+                                                                FileAccess access) {
+  // A 32-bit address space fills with a few large tables.
+  constexpr bool kRoomToMap = sizeof(void*) >= 8;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return PosixError(path, errno);
   struct stat st;
@@ -155,12 +162,17 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(const std::strin
     return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory"));
   }
   void* map = nullptr;
-  if (mmap && st.st_size > 0) {
+  const bool want_map =
+      access == FileAccess::kMmap || (access == FileAccess::kDefault && kRoomToMap);
+  if (want_map && st.st_size > 0) {
     map = ::mmap(nullptr, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
     if (map == MAP_FAILED) {
       const int error = errno;
-      ::close(fd);
-      return PosixError(path, error);
+      map = nullptr;
+      if (access == FileAccess::kMmap) {
+        ::close(fd);
+        return PosixError(path, error);
+      }
     }
   }
   return std::unique_ptr<RandomAccessFile>(

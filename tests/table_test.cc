@@ -90,6 +90,34 @@ void ExpectScanYieldsExactly(const Table& table, const std::vector<Entry>& entri
   EXPECT_EQ(i, entries.size());
 }
 
+TEST(TableTest, GetIntoOneResultAnswersAsGetAndKeepsTheValuesCapacity) {
+  const std::vector<Entry> entries = testing::MakeEntries(20000, 5);
+  for (const bool filter : {true, false}) {
+    TableOptions options;
+    if (!filter) options.filter_policy = nullptr;
+    auto table = Table::Open(NewMemRandomAccessFile(testing::BuildTable(entries, options)));
+    ASSERT_TRUE(table.ok()) << table.status();
+    LookupResult into;
+    size_t wrong = 0;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      ASSERT_TRUE((*table)->Get(entries[i].key, &into).ok());
+      wrong += !testing::SameAsModel(into, ModelGet(entries, entries[i].key));
+    }
+    EXPECT_EQ(wrong, 0u) << filter;
+    into.value.assign(1000, 'x');
+    const size_t capacity = into.value.capacity();
+    for (int i = 0; i < 2000; ++i) {
+      // A found key first, so an absent key must clear what it left.
+      ASSERT_TRUE((*table)->Get(entries[0].key, &into).ok());
+      ASSERT_TRUE((*table)->Get(testing::AbsentKey(i), &into).ok());
+      ASSERT_EQ(into.kind, LookupResult::Kind::kNotFound) << filter;
+      ASSERT_EQ(into.sequence, 0u);
+      ASSERT_TRUE(into.value.empty());
+    }
+    EXPECT_EQ(into.value.capacity(), capacity) << "no allocation for shorter values";
+  }
+}
+
 TEST(TableTest, KeysSharingLongPrefixesZeroBytesAndEveryLengthFindTheirBlock) {
   // Tiny blocks: many separators that tie on their first bytes after the
   // common prefix, differ only in length or in trailing zero bytes.

@@ -411,14 +411,20 @@ const absl::Status& Table::filter_status() const { return rep_->filter_status; }
 
 absl::StatusOr<LookupResult> Table::Get(std::string_view user_key) const {
   LookupResult result;
-  absl::Status s;
-  if (!rep_->whole_key_filter) {
-    s = rep_->Search(user_key, KeyHash(user_key), false, true, nullptr, &result);
-  } else if (rep_->counters.CountFilterAnswer(rep_->filter->KeyMayMatch(user_key))) {
-    s = rep_->Search(user_key, KeyHash(user_key), true, true, nullptr, &result);
-  }
+  absl::Status s = Get(user_key, &result);
   if (!s.ok()) return s;
   return result;
+}
+
+absl::Status Table::Get(std::string_view user_key, LookupResult* result) const {
+  if (!rep_->whole_key_filter) {
+    return rep_->Search(user_key, KeyHash(user_key), false, true, nullptr, result);
+  }
+  if (rep_->counters.CountFilterAnswer(rep_->filter->KeyMayMatch(user_key))) {
+    return rep_->Search(user_key, KeyHash(user_key), true, true, nullptr, result);
+  }
+  result->Reset();
+  return absl::OkStatus();
 }
 
 absl::Status Table::Rep::Search(std::string_view user_key, uint64_t user_key_hash,

@@ -100,6 +100,12 @@ class Table {
   // The newest entry for `user_key`. Consults the filter first; counted in
   // stats().
   absl::StatusOr<LookupResult> Get(std::string_view user_key) const;
+  // As Get, into *result, whose value's capacity is reused: a loop that
+  // keeps one LookupResult allocates nothing once it has held the longest
+  // value, and leaves no absl::StatusOr code to the caller (which an
+  // unoptimised build of the caller runs slowly). On error *result is
+  // unspecified.
+  absl::Status Get(std::string_view user_key, LookupResult* result) const;
 
   // False only if the table certainly has no entry for `user_key`.
   // Not counted: a query, not a lookup.

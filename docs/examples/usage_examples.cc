@@ -51,6 +51,7 @@ std::vector<std::string> MakeKeys(const std::string& prefix, int n) {
 
 void BlockedBloomHeaderExample() {
   std::vector<std::string> keys = MakeKeys("user", 1000);
+  // clang-format off
   // [START blocked_bloom_header]
   BlockedBloomOptions options;
   options.bits_per_key = 10;
@@ -60,6 +61,7 @@ void BlockedBloomHeaderExample() {
   auto reader = BlockedBloomReader::Open(*filter);
   if (reader.ok() && !reader->MayMatch("k")) { /* "k" is certainly absent */ }
   // [END blocked_bloom_header]
+  // clang-format on
   Check(reader.ok(), "the header's example builds a filter");
   for (const std::string& key : keys) Check(reader->MayMatch(key), "no false negative");
 }
@@ -85,8 +87,9 @@ absl::Status FilterAlone() {
   absl::StatusOr<BlockedBloomReader> reader = BlockedBloomReader::Open(*filter);
   if (!reader.ok()) return reader.status();  // DataLoss or InvalidArgument: untrusted bytes.
   const FilterGeometry& shape = reader->geometry();
-  std::cout << shape.num_keys << " keys, " << shape.bits_per_key() << " bits/key, k = "
-            << shape.num_probes << ", predicted FPR " << shape.predicted_fpr() << "\n";
+  std::cout << shape.num_keys << " keys, " << shape.bits_per_key()
+            << " bits/key, k = " << shape.num_probes << ", predicted FPR " << shape.predicted_fpr()
+            << "\n";
 
   bool maybe = reader->MayMatch("user100042");  // Added: always true.
   // Hash once, probe many filters that share the hash and seed:

@@ -158,8 +158,8 @@ absl::Status Run(const std::string& dir) {
     const LevelStats& l = stats.levels[level];
     if (l.files == 0) continue;
     std::cout << "level " << level << ": " << l.filters_checked << " filter checks, "
-              << l.filters_ruled_out << " ruled out, FPR " << l.observed_fpr()
-              << " observed, " << l.predicted_fpr_of_checks() << " predicted\n";
+              << l.filters_ruled_out << " ruled out, FPR " << l.observed_fpr() << " observed, "
+              << l.predicted_fpr_of_checks() << " predicted\n";
   }
   // [END stats]
 

@@ -149,7 +149,8 @@ absl::Status OneTable(const std::string& dir) {
   if (!written.ok()) return written;
 
   // [START table_read]
-  absl::StatusOr<std::unique_ptr<RandomAccessFile>> file = OpenPosixFile(path);  // pread
+  // Mapped into memory on 64-bit systems, as LevelDB does.
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> file = OpenPosixFile(path);
   if (!file.ok()) return file.status();
   TableReadOptions read_options;  // Default: the built-in filter policies.
   absl::StatusOr<std::unique_ptr<Table>> table = Table::Open(std::move(*file), read_options);

@@ -80,7 +80,8 @@ absl::Status AddTable(const std::string& path, int level, uint64_t file_number,
   absl::Status finished = builder.Finish();  // Syncs, then renames: never half-written.
   if (!finished.ok()) return finished;
 
-  absl::StatusOr<std::unique_ptr<RandomAccessFile>> in = OpenPosixFile(path, /*mmap=*/true);
+  // Mapped into memory on 64-bit systems, as LevelDB does.
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> in = OpenPosixFile(path);
   if (!in.ok()) return in.status();
   absl::StatusOr<std::unique_ptr<Table>> table = Table::Open(std::move(*in));
   if (!table.ok()) return table.status();  // DataLoss: a damaged footer, index, ...

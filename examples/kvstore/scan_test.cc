@@ -2,6 +2,7 @@
 // against a std::map model.
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 #include <string>
@@ -9,7 +10,9 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "filenames.h"
 #include "gtest/gtest.h"
+#include "lsmbloom/inspect/inspect.h"
 #include "store.h"
 #include "test_util.h"
 
@@ -186,6 +189,67 @@ TEST_F(ScanTest, LevelBitsPerKeyGivesEachLevelItsFilter) {
     ASSERT_TRUE(v.ok());
     EXPECT_EQ(*v, "v");
   }
+}
+
+// A store whose level-1 file holds the even keys and a level-0 file the
+// odd ones, then one byte flipped in the middle of the level-1 file's
+// data block `block`. Returns the damaged file's path and the model.
+std::pair<std::string, std::map<std::string, std::string>> StoreWithDamagedBlock(
+    const std::string& dir, const StoreOptions& options, size_t block) {
+  std::map<std::string, std::string> model;
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(dir, options);
+  EXPECT_TRUE(store.ok()) << store.status();
+  for (int i = 0; i < 2000; i += 2) {
+    model[Key(i)] = absl::StrFormat("even%d", i);
+    EXPECT_TRUE((*store)->Put(Key(i), model[Key(i)]).ok());
+  }
+  EXPECT_TRUE((*store)->CompactAll().ok());
+  for (int i = 1; i < 2000; i += 2) {
+    model[Key(i)] = absl::StrFormat("odd%d", i);
+    EXPECT_TRUE((*store)->Put(Key(i), model[Key(i)]).ok());
+  }
+  EXPECT_TRUE((*store)->Flush().ok());
+  const auto levels = (*store)->files();
+  EXPECT_EQ(levels[0].size(), 1u);
+  EXPECT_EQ(levels[1].size(), 1u);
+  const lsmbloom::TableFile victim = levels[1][0];
+  const std::string path = TableFileName(dir, victim.file_number);
+  absl::StatusOr<std::vector<lsmbloom::BlockLocation>> blocks =
+      lsmbloom::DataBlockLocations(*victim.table);
+  EXPECT_TRUE(blocks.ok());
+  EXPECT_GT(blocks->size(), block + 1);
+  const uint64_t offset = (*blocks)[block].offset + (*blocks)[block].size / 2;
+  EXPECT_TRUE((*store)->Close().ok());
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  file.seekg(offset);
+  const char c = static_cast<char>(file.get());
+  file.seekp(offset);
+  file.put(static_cast<char>(c ^ 0x40));
+  return {path, model};
+}
+
+TEST_F(ScanTest, ScanStopsAtTheFirstDamagedBlockAndNamesTheFile) {
+  StoreOptions options = SmallOptions();
+  options.memtable_max_bytes = 1 << 20;
+  options.l0_compaction_trigger = 100;
+  options.level1_max_bytes = uint64_t{1} << 40;
+  options.target_file_size = uint64_t{1} << 30;
+  const auto [path, model] = StoreWithDamagedBlock(dir_, options, 3);
+  std::unique_ptr<Store> store = OpenStore(options);
+  ASSERT_NE(store, nullptr);
+  KeyValues seen;
+  absl::Status s = store->Scan({}, [&](std::string_view k, std::string_view v) {
+    seen.emplace_back(k, v);
+    return true;
+  });
+  EXPECT_TRUE(absl::IsDataLoss(s)) << s;
+  EXPECT_NE(s.message().find(path), std::string::npos) << s;
+  EXPECT_NE(s.message().find("offset"), std::string::npos) << s;
+  // What was listed is exactly the start of the right answer: no key
+  // after the damage, so no gap a reader could miss.
+  const KeyValues all = ModelRange(model, {});
+  ASSERT_LT(seen.size(), all.size());
+  EXPECT_EQ(seen, KeyValues(all.begin(), all.begin() + seen.size()));
 }
 
 }  // namespace

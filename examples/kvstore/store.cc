@@ -139,16 +139,19 @@ absl::Status Store::Scan(
   absl::Status s = CheckOpen();
   if (!s.ok()) return s;
   std::vector<std::unique_ptr<lsmbloom::TableIterator>> children;
+  std::vector<std::string> names;
   children.push_back(mem_.NewIterator());
+  names.push_back("memtable");
   for (const auto& level : tables_.files()) {
     for (const TableFile& f : level) {
       // Files wholly outside the range add nothing but a seek.
       if (f.table->largest_user_key() < range.from) continue;
       if (!range.to.empty() && f.table->smallest_user_key() >= range.to) continue;
       children.push_back(f.table->NewIterator());
+      names.push_back(TableFileName(dir_, f.file_number));
     }
   }
-  MergingIterator merged(std::move(children));
+  MergingIterator merged(std::move(children), std::move(names));
   size_t visited = 0;
   std::string last_key;
   bool have_last_key = false;

@@ -221,8 +221,12 @@ absl::Status Store::Compact(int level, std::vector<TableFile> inputs, bool allow
   const lsmbloom::TableOptions& out_options = *level_options;
 
   std::vector<std::unique_ptr<lsmbloom::TableIterator>> children;
-  for (const TableFile& f : inputs) children.push_back(f.table->NewIterator());
-  MergingIterator merged(std::move(children));
+  std::vector<std::string> names;
+  for (const TableFile& f : inputs) {
+    children.push_back(f.table->NewIterator());
+    names.push_back(TableFileName(dir_, f.file_number));
+  }
+  MergingIterator merged(std::move(children), std::move(names));
 
   std::vector<TableFile> outputs;
   std::optional<NewTable> current;

@@ -248,7 +248,10 @@ absl::Status Store::SaveManifest() const {
   manifest.last_sequence = last_sequence_;
   manifest.log_number = log_number_;
   for (const auto& level : tables_.files()) {
-    for (const TableFile& f : level) manifest.files.push_back({f.level, f.file_number});
+    for (const TableFile& f : level) {
+      manifest.files.push_back(
+          {f.level, f.file_number, f.table->file_size(), f.table->unique_id()});
+    }
   }
   return WriteManifest(dir_, manifest);
 }

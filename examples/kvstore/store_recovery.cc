@@ -52,6 +52,17 @@ absl::Status Store::Recover() {
       return absl::DataLossError(absl::StrCat("MANIFEST lists ", TableFileName(dir_, f.number),
                                               ": ", file.status().message()));
     }
+    // A valid table, but is it this one? A restore gone wrong can leave an
+    // older generation or another file under the name, which would answer
+    // with stale values and bring deleted keys back.
+    const lsmbloom::Table& table = *file->table;
+    if (f.recorded() && (table.file_size() != f.file_size || table.unique_id() != f.unique_id)) {
+      return absl::DataLossError(absl::StrFormat(
+          "%s is not the table the MANIFEST lists at level %d (size %d, id %016x): it has size "
+          "%d, id %016x (replaced by another table?)",
+          TableFileName(dir_, f.number), f.level, f.file_size, f.unique_id, table.file_size(),
+          table.unique_id()));
+    }
     edit.added.push_back(*std::move(file));
   }
   absl::Status s = tables_.Apply(edit);

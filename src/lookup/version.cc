@@ -69,6 +69,7 @@ void Version::Index(const LookupOptions& options) {
       m.filter = m.probe ? *view : kMatchAllView;
       m.level = level;
       m.table = f.table.get();
+      m.file_number = f.file_number;
       meta[level].push_back(m);
       smallest_prefix[level].push_back(m.smallest_prefix);
       largest_prefix[level].push_back(m.largest_prefix);

@@ -78,6 +78,12 @@ class TableIterator {
   virtual TableEntry entry() const = 0;
   // Not OK if a block could not be read or was corrupt; Valid() is then false.
   virtual absl::Status status() const = 0;
+  // For salvage: after status() reported a damaged data block, moves to the
+  // first entry of the next data block and clears status(), so a caller can
+  // go on past the damage, having reported it. The rest of the damaged block
+  // is lost. Returns false, and changes nothing, when status() is OK or the
+  // damage is one no later block can be found past (the index's).
+  virtual bool SkipDamagedBlock() { return false; }
 };
 
 namespace internal {

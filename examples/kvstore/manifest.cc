@@ -88,6 +88,7 @@ absl::StatusOr<Manifest> DecodeManifest(std::string_view text) {
         return Corrupt(line_number, line, "not a kvstore MANIFEST of version 1 or 2");
       }
       v2 = line == kHeaderV2;
+      manifest.version = v2 ? 2 : 1;
       continue;
     }
     const std::vector<std::string_view> w = Words(line);

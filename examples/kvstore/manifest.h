@@ -49,6 +49,8 @@ struct ManifestFile {
 };
 
 struct Manifest {
+  // The format it was read in (1 or 2); always written as 2.
+  int version = 2;
   // Numbers below this may have been used; new files take it and up.
   uint64_t next_file_number = 1;
   // The highest sequence number handed out.

@@ -28,12 +28,16 @@ absl::Status MergingIterator::Named(size_t child) const {
 void MergingIterator::Push(size_t child) {
   if (!status_.ok()) return;
   lsmbloom::TableIterator& it = *children_[child];
-  if (!it.Valid() && !it.status().ok()) {
-    // Whatever this child still held is unknown: yielding the others'
-    // entries past this point would make a listing with a silent gap.
-    status_ = Named(child);
-    heap_.clear();
-    return;
+  while (!it.Valid() && !it.status().ok()) {
+    const absl::Status error = Named(child);
+    if (report_damaged_ == nullptr || !it.SkipDamagedBlock()) {
+      // Whatever this child still held is unknown: yielding the others'
+      // entries past this point would make a listing with a silent gap.
+      status_ = error;
+      heap_.clear();
+      return;
+    }
+    report_damaged_(error);
   }
   if (!it.Valid()) return;
   heap_.push_back(child);

@@ -6,12 +6,14 @@
 // A child that fails (a damaged block) ends the whole stream at once: the
 // entries already yielded are then exactly the merge's prefix, never a
 // listing with one child's rest silently missing. status() names the
-// child's file.
+// child's file. A scan that asked to skip damaged blocks instead gets each
+// one reported and the child moved past it (SkipDamagedBlocks).
 
 #ifndef KVSTORE_MERGING_ITERATOR_H_
 #define KVSTORE_MERGING_ITERATOR_H_
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -29,6 +31,14 @@ class MergingIterator {
   MergingIterator(std::vector<std::unique_ptr<lsmbloom::TableIterator>> children,
                   std::vector<std::string> names);
 
+  // Instead of ending the stream, moves a child past a damaged data block
+  // (TableIterator::SkipDamagedBlock) and calls report with the error,
+  // which names the file. Damage a child cannot skip (its index) still
+  // ends the stream. Call before the first seek.
+  void SkipDamagedBlocks(std::function<void(const absl::Status&)> report) {
+    report_damaged_ = std::move(report);
+  }
+
   bool Valid() const { return !heap_.empty(); }
   void SeekToFirst();
   // To the first entry whose user key is >= user_key.
@@ -44,8 +54,8 @@ class MergingIterator {
  private:
   // True when child a's entry comes after child b's: the heap's order.
   bool After(size_t a, size_t b) const;
-  // Keeps `child` in the heap if it has an entry; on its error, ends the
-  // stream.
+  // Keeps `child` in the heap if it has an entry; on its error, skips the
+  // damaged block or ends the stream.
   void Push(size_t child);
   // The child's error with its name in front.
   absl::Status Named(size_t child) const;
@@ -53,6 +63,7 @@ class MergingIterator {
   std::vector<std::unique_ptr<lsmbloom::TableIterator>> children_;
   std::vector<std::string> names_;
   std::vector<size_t> heap_;  // Indexes of valid children; smallest entry on top.
+  std::function<void(const absl::Status&)> report_damaged_;  // Null: stop.
   absl::Status status_;
 };
 

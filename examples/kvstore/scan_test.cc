@@ -252,5 +252,68 @@ TEST_F(ScanTest, ScanStopsAtTheFirstDamagedBlockAndNamesTheFile) {
   EXPECT_EQ(seen, KeyValues(all.begin(), all.begin() + seen.size()));
 }
 
+TEST_F(ScanTest, SkipDamagedReportsEachBlockListsTheRestAndStillFails) {
+  StoreOptions options = SmallOptions();
+  options.memtable_max_bytes = 1 << 20;
+  options.l0_compaction_trigger = 100;
+  options.level1_max_bytes = uint64_t{1} << 40;
+  options.target_file_size = uint64_t{1} << 30;
+  const auto [path, model] = StoreWithDamagedBlock(dir_, options, 3);
+  std::unique_ptr<Store> store = OpenStore(options);
+  ASSERT_NE(store, nullptr);
+  std::vector<std::string> reports;
+  Store::ScanRange range;
+  range.on_damaged_block = [&](const absl::Status& s) { reports.emplace_back(s.message()); };
+  std::map<std::string, std::string> seen;
+  absl::Status s = store->Scan(range, [&](std::string_view k, std::string_view v) {
+    seen.emplace(k, v);
+    return true;
+  });
+  EXPECT_TRUE(absl::IsDataLoss(s)) << s;
+  EXPECT_NE(s.message().find("skipped 1 damaged"), std::string::npos) << s;
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_NE(reports[0].find(path), std::string::npos) << reports[0];
+  EXPECT_NE(reports[0].find("offset"), std::string::npos) << reports[0];
+  // Only the damaged block's keys are missing: even keys, one run of them.
+  std::vector<int> missing;
+  for (const auto& [k, v] : model) {
+    auto it = seen.find(k);
+    if (it == seen.end()) {
+      missing.push_back(std::stoi(k.substr(1)));
+    } else {
+      EXPECT_EQ(it->second, v) << k;
+    }
+  }
+  EXPECT_EQ(seen.size() + missing.size(), model.size());
+  ASSERT_FALSE(missing.empty());
+  for (size_t i = 0; i < missing.size(); ++i) {
+    EXPECT_EQ(missing[i] % 2, 0);
+    if (i > 0) EXPECT_EQ(missing[i], missing[i - 1] + 2);
+  }
+  // A lookup in the damaged block fails naming the file; none is wrong.
+  int failed = 0;
+  for (const auto& [k, v] : model) {
+    absl::StatusOr<std::optional<std::string>> got = store->Get(k);
+    if (!got.ok()) {
+      ++failed;
+      EXPECT_TRUE(absl::IsDataLoss(got.status()));
+      EXPECT_NE(got.status().message().find(path), std::string::npos) << got.status();
+    } else {
+      EXPECT_EQ(*got, v) << k;
+    }
+  }
+  EXPECT_EQ(failed, static_cast<int>(missing.size()));
+}
+
+TEST_F(ScanTest, FromAfterToIsAnErrorAndFromEqualToIsEmpty) {
+  std::unique_ptr<Store> store = OpenStore(SmallOptions());
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->Put("b", "v").ok());
+  auto visit = [](std::string_view, std::string_view) { return true; };
+  EXPECT_TRUE(absl::IsInvalidArgument(store->Scan({"c", "a", 0}, visit)));
+  EXPECT_TRUE(ScanOrDie(*store, {"b", "b", 0}).empty());
+  EXPECT_EQ(ScanOrDie(*store, {"b", "", 0}).size(), 1u);
+}
+
 }  // namespace
 }  // namespace kvstore

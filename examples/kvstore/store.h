@@ -170,6 +170,9 @@ class Store {
   size_t memtable_entries() const { return mem_.size(); }
   size_t memtable_bytes() const { return mem_.ApproximateBytes(); }
   const std::string& dir() const { return dir_; }
+  // The memtable's entry for `key` (a value or a tombstone), or null; for
+  // tools that show where an answer comes from.
+  const MemTable::Entry* FindInMemtable(std::string_view key) const { return mem_.Find(key); }
   // What Open() replayed from each log, and any torn tail it dropped.
   const std::vector<std::string>& recovery_notes() const { return recovery_notes_; }
 

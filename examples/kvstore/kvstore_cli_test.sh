@@ -37,6 +37,8 @@ expect_error() {
 }
 
 expect_error "no such directory" -- --dir="$dir" get k  # Reading creates nothing.
+expect_error "no such directory" -- --dir="$dir" compact  # Nor does compacting.
+expect_error "no such directory" -- --dir="$dir" manifest
 mkdir -p "$dir"
 expect_error "no store here" -- --dir="$dir" get k
 [[ -z "$(ls -A "$dir")" ]] || fail "get left files in $dir"

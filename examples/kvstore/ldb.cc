@@ -56,6 +56,8 @@ std::string SequenceRange(const lsmbloom::Table& table, absl::Status* status) {
 }  // namespace
 
 absl::Status DumpManifest(const std::string& dir, std::FILE* out) {
+  absl::Status exists = EnsureDir(dir, /*create=*/false);
+  if (!exists.ok()) return exists;
   absl::StatusOr<Manifest> manifest = ReadManifest(dir);
   if (!manifest.ok()) {
     return absl::Status(manifest.status().code(),
@@ -151,6 +153,8 @@ absl::Status DumpWal(const std::string& path, std::FILE* out) {
 }
 
 absl::Status DumpWals(const std::string& dir, std::FILE* out) {
+  absl::Status exists = EnsureDir(dir, /*create=*/false);
+  if (!exists.ok()) return exists;
   absl::StatusOr<Manifest> manifest = ReadManifest(dir);
   if (!manifest.ok()) return manifest.status();
   absl::StatusOr<std::vector<std::string>> names = ListDir(dir);

@@ -307,7 +307,8 @@ int RunWal(const Args& args) {
 }
 
 enum class Access {
-  kWrite,  // Opens the store to write, creating it if missing.
+  kCreate,  // Opens the store to write, creating it if missing.
+  kWrite,   // Opens an existing store to write.
   kRead,   // Opens the store read-only.
   kFiles,  // Reads the directory's files; opens no store.
 };
@@ -329,23 +330,23 @@ constexpr char kStoreFlags[] =
     "memtable_bytes bits_per_key filter_budget_bits_per_key sync read_only";
 
 constexpr Command kCommands[] = {
-    {"put", "KEY VALUE", 2, 2, 2, Access::kWrite, kStoreFlags,
+    {"put", "KEY VALUE", 2, 2, 2, Access::kCreate, kStoreFlags,
      "Stores VALUE under KEY (both escaped: \\xNN; VALUE may be \"\").", nullptr, RunPut, nullptr},
     {"get", "KEY", 1, 1, 1, Access::kRead, "read_only",
      "Prints KEY's value, escaped. A key without one: \"not found\" on stderr, status 1.",
      nullptr, RunGet, nullptr},
-    {"delete", "KEY", 1, 1, 1, Access::kWrite, kStoreFlags, "Removes KEY.", nullptr, RunDelete,
+    {"delete", "KEY", 1, 1, 1, Access::kCreate, kStoreFlags, "Removes KEY.", nullptr, RunDelete,
      nullptr},
-    {"load", "FILE", 1, 1, 0, Access::kWrite, kStoreFlags,
+    {"load", "FILE", 1, 1, 0, Access::kCreate, kStoreFlags,
      "Puts each line KEY<TAB>VALUE of FILE (escaped, as scan prints them). The file is "
      "checked whole first: a bad line, named by number, writes nothing.",
      nullptr, RunLoad, nullptr},
-    {"put-file", "FILE", 1, 1, 0, Access::kWrite, kStoreFlags, "The same as load.", nullptr,
+    {"put-file", "FILE", 1, 1, 0, Access::kCreate, kStoreFlags, "The same as load.", nullptr,
      RunLoad, nullptr},
-    {"shell", "", 0, 0, 0, Access::kWrite, kStoreFlags,
+    {"shell", "", 0, 0, 0, Access::kCreate, kStoreFlags,
      "Reads commands from stdin, one a line, and answers each on one line; 'help' lists them.",
      nullptr, RunShellCommand, nullptr},
-    {"bulk-load", "N", 1, 1, 0, Access::kWrite, kStoreFlags,
+    {"bulk-load", "N", 1, 1, 0, Access::kCreate, kStoreFlags,
      "Puts N generated keys, flushing and compacting as it goes.", CheckBulkLoad, RunBulkLoad,
      nullptr},
     {"scan", "[--from=KEY] [--to=KEY] [--limit=N] [--skip_damaged]", 0, 0, 0, Access::kRead,
@@ -485,7 +486,7 @@ int Run(const std::vector<std::string>& words) {
   absl::StatusOr<StoreOptions> options = OptionsFromFlags();
   if (!options.ok()) return Fail(options.status());
   options->read_only = command->access == Access::kRead || absl::GetFlag(FLAGS_read_only);
-  options->create_if_missing = command->access == Access::kWrite;
+  options->create_if_missing = command->access == Access::kCreate;
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(args.dir, *options);
   if (!store.ok()) return Fail(store.status());
   for (const std::string& note : (*store)->recovery_notes()) {

@@ -102,6 +102,28 @@ absl::StatusOr<std::unique_ptr<FileLock>> FileLock::Acquire(const std::string& p
   return std::unique_ptr<FileLock>(new FileLock(fd));
 }
 
-FileLock::~FileLock() { ::close(fd_); }  // Closing releases the flock.
+absl::StatusOr<std::unique_ptr<FileLock>> FileLock::AcquireShared(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == EACCES || errno == EROFS) {
+      return std::unique_ptr<FileLock>(new FileLock(-1));
+    }
+    return PosixError(path, errno);
+  }
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    const int error = errno;
+    ::close(fd);
+    if (error == EWOULDBLOCK) {
+      return absl::UnavailableError(
+          absl::StrCat(path, ": the store is open for writing (its lock is held)"));
+    }
+    return PosixError(absl::StrCat("flock ", path), error);
+  }
+  return std::unique_ptr<FileLock>(new FileLock(fd));
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) ::close(fd_);
+}  // Closing releases the flock.
 
 }  // namespace kvstore

@@ -68,14 +68,15 @@ absl::Status TruncateFile(const std::string& path, uint64_t size) {
 absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
   absl::StatusOr<std::unique_ptr<lsmbloom::RandomAccessFile>> file = lsmbloom::OpenPosixFile(path);
   if (!file.ok()) return file.status();
-  std::string contents((*file)->Size(), '\0');
-  std::string_view read;
-  absl::Status s = (*file)->Read(0, contents.size(), contents.data(), &read);
+  const uint64_t size = (*file)->Size();
+  std::string scratch(size, '\0');
+  std::string_view read;  // Into scratch, or the file's own mapped bytes.
+  absl::Status s = (*file)->Read(0, size, scratch.data(), &read);
   if (!s.ok()) return s;
-  if (read.size() != contents.size()) {
+  if (read.size() != size) {
     return absl::DataLossError(absl::StrCat(path, ": short read"));
   }
-  return contents;
+  return read.data() == scratch.data() ? scratch : std::string(read);
 }
 
 absl::Status SyncDir(const std::string& dir) {

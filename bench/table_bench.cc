@@ -1,9 +1,12 @@
 // Table benchmarks: build throughput, and Get of present and absent keys
-// with the blocked filter, the classic filter, and no filter. In-memory
-// files, 16-byte keys, 100-byte values.
+// with the blocked filter, the classic filter, and no filter, from
+// in-memory files; and the blocked filter's Get from a file on disk, opened
+// as OpenPosixFile does by default and with pread. 16-byte keys, 100-byte
+// values.
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -67,6 +70,30 @@ const Table& CachedTable(size_t n, int policy) {
 // Policies by the implementation name the report groups by.
 constexpr int kNoFilter = 0, kBlocked = 1, kClassic = 2;
 
+// How a table of the blocked policy is read: from memory (the benchmarks
+// above), or from a file on disk, through OpenPosixFile's default or pread.
+enum class Source { kMemory, kFileDefault, kFilePread };
+
+const Table& FileTable(size_t n, Source source) {
+  static auto* cache = new std::map<std::pair<size_t, Source>, std::unique_ptr<Table>>;
+  auto& t = (*cache)[{n, source}];
+  if (t) return *t;
+  const char* dir = std::getenv("TMPDIR");
+  const std::string path = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") +
+                           "/lsmbloom_table_bench_" + std::to_string(n) + ".sst";
+  const std::string bytes = BuildTableBytes(n, kBlocked);
+  {
+    std::unique_ptr<WritableFile> out = *NewPosixWritableFile(path);
+    if (!out->Append(bytes).ok() || !out->Close().ok()) std::abort();
+  }
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> file =
+      source == Source::kFilePread ? OpenPosixFile(path, FileAccess::kPread) : OpenPosixFile(path);
+  if (!file.ok()) std::abort();
+  std::remove(path.c_str());  // The open file stays readable.
+  t = std::move(*Table::Open(std::move(*file)));
+  return *t;
+}
+
 void TableBuild(benchmark::State& state, int policy) {
   const size_t n = state.range(0);
   SortedKeys(n);
@@ -77,9 +104,10 @@ void TableBuild(benchmark::State& state, int policy) {
   state.counters["file_bytes"] = bytes;
 }
 
-void RunGets(benchmark::State& state, int policy, bool present) {
+void RunGets(benchmark::State& state, int policy, bool present,
+             Source source = Source::kMemory) {
   const size_t n = state.range(0);
-  const Table& table = CachedTable(n, policy);
+  const Table& table = source == Source::kMemory ? CachedTable(n, policy) : FileTable(n, source);
   const std::vector<std::string>& keys = SortedKeys(n);
   const KeySet& absent = Keys(2, 1 << 16);
   size_t i = 0, found = 0;
@@ -114,6 +142,20 @@ void RegisterAll() {
       build->Arg(n);
       present->Arg(n);
       absent->Arg(n);
+    }
+  }
+  // The blocked policy's table in a file, as a store opens it.
+  const std::pair<const char*, Source> files[] = {{"FileDefault", Source::kFileDefault},
+                                                  {"FilePread", Source::kFilePread}};
+  for (const auto& [name, source] : files) {
+    const Source s = source;
+    for (const bool present : {true, false}) {
+      auto* b = benchmark::RegisterBenchmark(
+          (std::string(present ? "BM_TableGetPresent_Lsmbloom" : "BM_TableGetAbsent_Lsmbloom") +
+           name)
+              .c_str(),
+          [s, present](benchmark::State& st) { RunGets(st, kBlocked, present, s); });
+      for (int64_t n : sizes) b->Arg(n);
     }
   }
 }

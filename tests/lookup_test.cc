@@ -427,6 +427,11 @@ TEST(LookupTest, MultiGetOverCorruptTablesAnswersAsGetAndNeverWrongly) {
       ASSERT_EQ(batch[i].ok(), one.ok()) << probes[i] << " flip " << flip;
       if (!one.ok()) {
         EXPECT_EQ(batch[i].status().code(), absl::StatusCode::kDataLoss);
+        // The error names the file as well as the block's offset.
+        EXPECT_EQ(one.status().message().rfind("level 1 file 1: data block at offset ", 0), 0u)
+            << one.status();
+        EXPECT_EQ(batch[i].status().message().rfind("level 1 file 1: data block at offset ", 0), 0u)
+            << batch[i].status();
         ++errors;
         continue;
       }
@@ -437,6 +442,40 @@ TEST(LookupTest, MultiGetOverCorruptTablesAnswersAsGetAndNeverWrongly) {
   }
   EXPECT_GT(opened, 100u);
   EXPECT_GT(errors, 0u);  // Some flips must have hit data blocks.
+}
+
+TEST(LookupTest, ATableReplacedByAnotherValidTableIsRefusedWhereItIsAdded) {
+  // Two generations of one file: the older is a valid table, and read in
+  // place of the newer it would answer with stale values and resurrect
+  // deleted keys.
+  const std::shared_ptr<const Table> older = MakeTable({Put("k", 1, "old"), Put("x", 2, "x")});
+  const std::shared_ptr<const Table> newer = MakeTable({Put("k", 3, "new"), Del("x", 4)});
+  ASSERT_NE(older->unique_id(), newer->unique_id());
+
+  TableSet set;
+  VersionEdit swapped;
+  swapped.added.push_back({2, 7, older, newer->unique_id(), newer->file_size()});
+  const absl::Status refused = set.Apply(swapped);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(refused.message().find("level 2 file 7"), std::string_view::npos) << refused;
+  EXPECT_NE(refused.message().find("unique id"), std::string_view::npos) << refused;
+  EXPECT_TRUE(set.files()[2].empty()) << "a refused edit changes nothing";
+
+  // Same id but another size (the file was cut or grew): refused too.
+  VersionEdit resized;
+  resized.added.push_back({2, 7, newer, newer->unique_id(), newer->file_size() + 1});
+  const absl::Status size_refused = set.Apply(resized);
+  EXPECT_EQ(size_refused.code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(size_refused.message().find("bytes, expected"), std::string_view::npos)
+      << size_refused;
+
+  // The table the caller recorded is accepted, and 0 checks nothing.
+  VersionEdit right;
+  right.added.push_back({2, 7, newer, newer->unique_id(), newer->file_size()});
+  right.added.push_back({3, 8, older});
+  ASSERT_TRUE(set.Apply(right).ok());
+  ExpectAnswer(set, "k", Kind::kFound, "new");
+  ExpectAnswer(set, "x", Kind::kDeleted);
 }
 
 TEST(LookupTest, MultiGetCountsExactlyWhatTheSameGetsCount) {

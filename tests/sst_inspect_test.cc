@@ -316,22 +316,36 @@ TEST_F(SstInspectTest, UsageErrorsGiveOneLineAndExitTwo) {
 
 TEST(SstInspectHelpTest, EveryCommandHasHelp) {
   for (const std::string command :
-       {"props", "blocks", "sizes", "filter", "verify", "scan", "get"}) {
+       {"props", "blocks", "sizes", "filter", "verify", "scan", "get", "dump"}) {
     for (const std::string& args : {command + " --help", "help " + command, command + " -h"}) {
       const RunResult r = RunTool(args);
       EXPECT_EQ(r.exit_code, 0) << args;
       EXPECT_EQ(r.err, "") << args;
       EXPECT_EQ(r.out.rfind("usage: sst_inspect " + command + " ", 0), 0u) << args << r.out;
       EXPECT_NE(r.out.find("--json"), std::string::npos) << args;
+      EXPECT_NE(r.out.find("--quiet"), std::string::npos) << args;
     }
   }
   const RunResult r = RunTool("--help");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* command : {"props", "blocks", "sizes", "filter", "verify", "scan", "get"}) {
+  for (const char* command :
+       {"props", "blocks", "sizes", "filter", "verify", "scan", "get", "dump"}) {
     EXPECT_NE(r.out.find(std::string("  ") + command + " "), std::string::npos) << r.out;
   }
   EXPECT_NE(RunTool("filter --help").out.find("--probes"), std::string::npos);
   EXPECT_NE(RunTool("scan --help").out.find("--limit"), std::string::npos);
+  EXPECT_NE(RunTool("scan --help").out.find("--skip-damaged"), std::string::npos);
+}
+
+// --quiet is one rule for every command: accepted everywhere.
+TEST_F(SstInspectTest, EveryCommandAcceptsQuiet) {
+  for (const std::string args : {"props", "blocks", "sizes", "verify", "scan"}) {
+    const RunResult r = RunTool(args + " --quiet " + Shell(path_));
+    EXPECT_EQ(r.exit_code, 0) << args << r.err;
+  }
+  EXPECT_EQ(RunTool("filter --quiet --probes=10 " + Shell(path_)).exit_code, 0);
+  EXPECT_EQ(RunTool("get --quiet " + Shell(path_) + " apple").exit_code, 0);
+  EXPECT_EQ(RunTool("dump --quiet " + Shell(path_) + " 0").exit_code, 0);
 }
 
 TEST(SstInspectHelpTest, VersionPrintsAndExitsZero) {

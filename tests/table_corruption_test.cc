@@ -1,7 +1,9 @@
 // Damaged table files: every outcome is a correct answer or a clear error,
 // and no key is ever reported missing by a table that opened fine.
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -218,6 +220,62 @@ TEST(TableCorruptionTest, CorruptDataBlockIsADataLossErrorForItsKeys) {
   it->SeekToFirst();
   EXPECT_FALSE(it->Valid());
   EXPECT_EQ(it->status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(TableCorruptionTest, SkippingADamagedBlockLosesOnlyThatBlocksEntries) {
+  const std::vector<Entry> entries = SmallEntries();
+  const std::string good = testing::BuildTable(entries, TableOptions());
+  std::vector<Region> regions, data;
+  ASSERT_TRUE(FindRegions(good, &regions));
+  for (const Region& r : regions) {
+    if (r.name == "data") data.push_back(r);
+  }
+  ASSERT_GE(data.size(), 3u);
+  std::string bad = good;
+  const Region& damaged = data[1];
+  bad[damaged.begin + 5] ^= 0x01;
+  auto table = Table::Open(NewMemRandomAccessFile(bad));
+  ASSERT_TRUE(table.ok());
+
+  // Each intact block's keys, read from the intact table block by block,
+  // are what a salvage must still yield.
+  std::vector<std::string> seen;
+  size_t skips = 0;
+  auto it = (*table)->NewIterator();
+  EXPECT_FALSE(it->SkipDamagedBlock()) << "nothing to skip before an error";
+  for (it->SeekToFirst();;) {
+    if (it->Valid()) {
+      seen.emplace_back(it->entry().user_key);
+      it->Next();
+      continue;
+    }
+    if (it->status().ok()) break;
+    EXPECT_EQ(it->status().code(), absl::StatusCode::kDataLoss);
+    EXPECT_NE(it->status().message().find("offset " + std::to_string(damaged.begin)),
+              std::string::npos)
+        << it->status();
+    ASSERT_TRUE(it->SkipDamagedBlock());
+    ++skips;
+  }
+  EXPECT_EQ(skips, 1u);
+  // Everything but the damaged block's entries, in order.
+  auto intact = Table::Open(NewMemRandomAccessFile(good));
+  ASSERT_TRUE(intact.ok());
+  std::vector<std::string> expected;
+  auto all = (*intact)->NewIterator();
+  for (all->SeekToFirst(); all->Valid(); all->Next()) expected.emplace_back(all->entry().user_key);
+  std::vector<std::string> missing;
+  std::set_difference(expected.begin(), expected.end(), seen.begin(), seen.end(),
+                      std::back_inserter(missing));
+  const size_t lost = missing.size();
+  EXPECT_GT(lost, 0u);
+  EXPECT_LT(lost, expected.size() / 2);
+  EXPECT_EQ(seen.size() + lost, expected.size());
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  // The lost keys are exactly those an unfiltered Get says are damaged.
+  for (const std::string& key : missing) {
+    EXPECT_EQ((*table)->Get(key).status().code(), absl::StatusCode::kDataLoss) << key;
+  }
 }
 
 TEST(TableCorruptionTest, ADataBlockThatFailedItsChecksumFailsItOnEveryRead) {

@@ -90,6 +90,34 @@ void ExpectScanYieldsExactly(const Table& table, const std::vector<Entry>& entri
   EXPECT_EQ(i, entries.size());
 }
 
+TEST(TableTest, GetIntoOneResultAnswersAsGetAndKeepsTheValuesCapacity) {
+  const std::vector<Entry> entries = testing::MakeEntries(20000, 5);
+  for (const bool filter : {true, false}) {
+    TableOptions options;
+    if (!filter) options.filter_policy = nullptr;
+    auto table = Table::Open(NewMemRandomAccessFile(testing::BuildTable(entries, options)));
+    ASSERT_TRUE(table.ok()) << table.status();
+    LookupResult into;
+    size_t wrong = 0;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      ASSERT_TRUE((*table)->Get(entries[i].key, &into).ok());
+      wrong += !testing::SameAsModel(into, ModelGet(entries, entries[i].key));
+    }
+    EXPECT_EQ(wrong, 0u) << filter;
+    into.value.assign(1000, 'x');
+    const size_t capacity = into.value.capacity();
+    for (int i = 0; i < 2000; ++i) {
+      // A found key first, so an absent key must clear what it left.
+      ASSERT_TRUE((*table)->Get(entries[0].key, &into).ok());
+      ASSERT_TRUE((*table)->Get(testing::AbsentKey(i), &into).ok());
+      ASSERT_EQ(into.kind, LookupResult::Kind::kNotFound) << filter;
+      ASSERT_EQ(into.sequence, 0u);
+      ASSERT_TRUE(into.value.empty());
+    }
+    EXPECT_EQ(into.value.capacity(), capacity) << "no allocation for shorter values";
+  }
+}
+
 TEST(TableTest, KeysSharingLongPrefixesZeroBytesAndEveryLengthFindTheirBlock) {
   // Tiny blocks: many separators that tie on their first bytes after the
   // common prefix, differ only in length or in trailing zero bytes.
@@ -428,7 +456,7 @@ TEST(TableTest, OutOfOrderAddIsRejectedAndNoTableWithoutItIsWritten) {
   }
 }
 
-TEST(TableTest, PosixFilesReadWithPreadAndMmap) {
+TEST(TableTest, PosixFilesReadMappedByDefaultOrWithPread) {
   const std::vector<Entry> entries = testing::MakeEntries(20000, 6);
   const std::string path = ::testing::TempDir() + "/posix_table.sst";
   {
@@ -439,14 +467,35 @@ TEST(TableTest, PosixFilesReadWithPreadAndMmap) {
     ASSERT_TRUE(builder.Finish().ok());
   }
   EXPECT_NE(::access((path + ".tmp").c_str(), F_OK), 0);  // Renamed away.
-  for (bool mmap : {false, true}) {
-    auto file = OpenPosixFile(path, mmap);
+  std::string whole;
+  {
+    auto in = OpenPosixFile(path, FileAccess::kMmap);
+    ASSERT_TRUE(in.ok());
+    whole = std::string((*in)->MappedContents());
+    ASSERT_GT(whole.size(), 200u);
+  }
+  for (FileAccess access : {FileAccess::kDefault, FileAccess::kMmap, FileAccess::kPread}) {
+    auto file = OpenPosixFile(path, access);
     ASSERT_TRUE(file.ok());
+    // The default maps the file on 64-bit systems, as LevelDB does.
+    const bool mapped = access == FileAccess::kMmap ||
+                        (access == FileAccess::kDefault && sizeof(void*) == 8);
+    EXPECT_EQ(!(*file)->MappedContents().empty(), mapped) << static_cast<int>(access);
+    // Mapped or not, Read fills the caller's buffer too: a caller that
+    // reads scratch instead of the result still gets the bytes.
+    char scratch[64] = {};
+    std::string_view got;
+    ASSERT_TRUE((*file)->Read(100, sizeof(scratch), scratch, &got).ok());
+    EXPECT_EQ(std::string_view(scratch, sizeof(scratch)), got);
+    EXPECT_EQ(got, std::string_view(whole).substr(100, sizeof(scratch)));
     auto table = Table::Open(std::move(*file));
     ASSERT_TRUE(table.ok()) << table.status();
     EXPECT_TRUE((*table)->filter_status().ok());
-    EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u) << mmap;
+    EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u) << static_cast<int>(access);
   }
+  // The bool form: pread when false, mapped when true.
+  EXPECT_TRUE((*OpenPosixFile(path, /*mmap=*/false))->MappedContents().empty());
+  EXPECT_FALSE((*OpenPosixFile(path, /*mmap=*/true))->MappedContents().empty());
   std::remove(path.c_str());
 }
 

@@ -11,6 +11,8 @@ Runs tools/setup.sh (if present), `bazel build //bench:all`, then each
 benchmark binary bazel-bin/bench/*_bench, and writes
   DIR/raw/<binary>.json   Google Benchmark JSON
   DIR/REPORT.md, *.png    the report (bench/report/make_report.py)
+  DIR/CONSUMER.md         a consumer workspace's fastbuild against -c opt
+                          (tools/consumer_bench.sh)
 
   --quick     n <= 10^6 keys, --benchmark_min_time=0.05, no repetitions
               (about a minute); the default is 5 repetitions, medians reported
@@ -90,3 +92,10 @@ done
 /usr/bin/python3 bench/report/make_report.py --out "$out" \
   --command "$command_line" "${raws[@]}" || die "make_report.py failed"
 echo "run_bench: report in $out/REPORT.md" >&2
+
+# A consumer workspace's default build against its -c opt build.
+echo "run_bench: running the consumer's builds (tools/consumer_bench.sh)" >&2
+consumer_flags=(--out "$out")
+((quick)) && consumer_flags+=(--quick)
+tools/consumer_bench.sh "${consumer_flags[@]}" >&2 || die "tools/consumer_bench.sh failed"
+echo "run_bench: consumer builds in $out/CONSUMER.md" >&2

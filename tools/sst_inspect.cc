@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/filter/simd.h"
 #include "tools/sst_inspect_commands.h"
@@ -41,6 +43,9 @@ ABSL_FLAG(std::string, to, "", "key to stop before (exclusive; \\xNN escapes)");
 ABSL_FLAG(int64_t, limit, -1, "show at most this many entries; negative: all");
 ABSL_FLAG(bool, keys_only, false, "entries without their values");
 ABSL_FLAG(bool, count_only, false, "only the number of entries in the range");
+ABSL_FLAG(bool, skip_damaged, false,
+          "report each damaged data block on stderr and go on past it, instead of stopping "
+          "(salvage; the exit status is still 1)");
 
 namespace lsmbloom {
 namespace inspect {
@@ -76,7 +81,7 @@ const std::vector<Command>& Commands() {
        "and block) and each meta-index entry (name and block). Each data block is read\n"
        "and checked on its own: a damaged one is named and the rest still listed.\n"
        "Exits 1 if any is damaged.",
-       {"quiet"},
+       {},
        1,
        SIZE_MAX},
       {"sizes",
@@ -86,7 +91,7 @@ const std::vector<Command>& Commands() {
        "powers of two), entries and raw bytes per data block, and what the data blocks\n"
        "would take stored with no compression, snappy and zstd, as the table builder\n"
        "stores them (compressed only when that saves 1/8).",
-       {"quiet"},
+       {},
        1,
        SIZE_MAX},
       {"filter",
@@ -100,7 +105,7 @@ const std::vector<Command>& Commands() {
        "inside it, and the keys of --keys-from; every probe is first verified absent by\n"
        "an unfiltered lookup. Exits 1 if the filter is corrupt or rules out a key the\n"
        "table holds.",
-       {"probes", "range_probes", "keys_from", "quiet"},
+       {"probes", "range_probes", "keys_from"},
        1,
        SIZE_MAX},
       {"verify",
@@ -111,31 +116,49 @@ const std::vector<Command>& Commands() {
        "checks order and properties, looks every key up, and asks the filter about\n"
        "every key and prefix: one it rules out is a false negative. Exits 1 on any\n"
        "problem, naming the block or key. Over several files, a total follows.",
-       {"quiet"},
+       {},
        1,
        SIZE_MAX},
       {"scan",
        "PATH...",
        "entries in LSM order, between --from and --to",
        "Prints entries one a line: key, @sequence, type, and value. Several files (or a\n"
-       "directory) are merged in LSM order: keys ascending, and for one key the newest\n"
-       "entry first; each line then starts with its file. Keys and values are quoted,\n"
-       "with \\xNN for bytes that are not printable ASCII and for '\"' and '\\' (or hex\n"
-       "with --hex). --from and --to take the same form.",
-       {"from", "to", "limit", "keys_only", "count_only"},
+       "directory) are merged: keys ascending, and for one key the newest entry (highest\n"
+       "sequence number) first; each line then starts with its file. Keys and values are\n"
+       "quoted, with \\xNN for bytes that are not printable ASCII and for '\"' and '\\'\n"
+       "(or hex with --hex). --from and --to take the same form; --from after --to is\n"
+       "a usage error. A damaged block stops the scan with an error naming the file and\n"
+       "offset (exit 1): the listing is then partial. --skip-damaged reports each damaged\n"
+       "block and goes on. Two files holding different entries for one key at one\n"
+       "sequence number are reported (exit 1): their order cannot be known.",
+       {"from", "to", "limit", "keys_only", "count_only", "skip_damaged"},
        1,
        SIZE_MAX},
       {"get",
        "PATH... KEY",
        "the newest entry for KEY, and what each filter says",
-       "Looks KEY up without the filter in each file, newest first (LSM order), until\n"
-       "one holds it; prints that entry (or \"not found\") and, per file consulted, what\n"
-       "its filter answers: maybe, no, none, untrusted, or prefixes_only. KEY takes\n"
-       "\\xNN escapes (hex with --hex). Exits 1 when the key has no value (not found\n"
-       "or deleted), as kvstore's get does, or a filter rules out a key its table holds.",
+       "Looks KEY up without the filter in every file and prints the newest entry: the\n"
+       "one with the highest sequence number (never decided by file names or times), or\n"
+       "\"not found\"; then, per file, what it holds and what its filter answers: maybe,\n"
+       "no, none, untrusted, or prefixes_only. KEY takes \\xNN escapes (hex with --hex).\n"
+       "Exits 1 when the key has no value (not found or deleted), as kvstore's get does,\n"
+       "when a filter rules out a key its table holds, when a file cannot be read (a\n"
+       "newer entry may be in it), or when two files hold different entries at the\n"
+       "newest sequence number (\"ambiguous\": their order cannot be known).",
        {},
        2,
        SIZE_MAX},
+      {"dump",
+       "PATH OFFSET",
+       "the raw bytes of one whole block, as a hex dump",
+       "Prints the block that starts at OFFSET (as blocks lists them: data, index,\n"
+       "meta-index, properties or filter) with its 9-byte trailer, as a hex dump with\n"
+       "file offsets, read as stored and unchecked, then says whether the block passes\n"
+       "its checks. For salvage: a damaged block's bytes are still shown (exit 1). An\n"
+       "OFFSET where no block starts is a usage error that names the block around it.",
+       {},
+       2,
+       2},
   };
   return *commands;
 }
@@ -158,9 +181,9 @@ void PrintUsage(std::FILE* out) {
   }
   std::fprintf(out,
                "  help   [COMMAND]    this text, or a command's\n\n"
-               "Every command takes --json (one JSON document, docs/SST_INSPECT.md), --hex\n"
-               "and --help; --version prints the version. Exit status: 0 fine, 1 a file is\n"
-               "unreadable or has a problem (or get found no value), 2 a usage error.\n");
+               "Every command takes --json (one JSON document, docs/SST_INSPECT.md), --hex,\n"
+               "--quiet and --help; --version prints the version. Exit status: 0 fine, 1 a\n"
+               "file is unreadable or has a problem (or get found no value), 2 a usage error.\n");
 }
 
 void PrintFlagHelp(const std::string& name) {
@@ -176,6 +199,7 @@ void PrintCommandHelp(const Command& c) {
   for (const std::string& flag : c.flags) PrintFlagHelp(flag);
   PrintFlagHelp("json");
   PrintFlagHelp("hex");
+  PrintFlagHelp("quiet");
   std::printf("  --help          this text\n");
 }
 
@@ -260,7 +284,7 @@ absl::StatusOr<Arguments> SplitArguments(int argc, char** argv) {
 absl::Status ApplyFlags(const Command& command, const std::vector<FlagArg>& flags) {
   for (const FlagArg& f : flags) {
     const bool allowed =
-        f.name == "json" || f.name == "hex" ||
+        f.name == "json" || f.name == "hex" || f.name == "quiet" ||
         std::find(command.flags.begin(), command.flags.end(), f.name) != command.flags.end();
     if (!allowed) {
       return absl::InvalidArgumentError(
@@ -317,6 +341,7 @@ absl::StatusOr<Options> MakeOptions(const Command& command, std::vector<std::str
   o.limit = absl::GetFlag(FLAGS_limit);
   o.keys_only = absl::GetFlag(FLAGS_keys_only);
   o.count_only = absl::GetFlag(FLAGS_count_only);
+  o.skip_damaged = absl::GetFlag(FLAGS_skip_damaged);
   if (std::string_view(command.name) == "get") {
     absl::StatusOr<std::string> k = ParseArg(o.style, "KEY", args->back());
     if (!k.ok()) return k.status();
@@ -337,8 +362,19 @@ absl::StatusOr<Options> MakeOptions(const Command& command, std::vector<std::str
   return o;
 }
 
-int Run(const Command& command, const Options& o, const std::vector<std::string>& args,
+int Run(const Command& command, const Options& o, std::vector<std::string> args,
         const std::string& key) {
+  uint64_t offset = 0;
+  if (std::string_view(command.name) == "dump") {
+    if (!absl::SimpleAtoi(args.back(), &offset)) {
+      return UsageError(absl::StrCat("dump: OFFSET '", args.back(), "' is not a number"));
+    }
+    args.pop_back();
+    std::error_code ec;
+    if (std::filesystem::is_directory(ResolvePath(args[0]), ec)) {
+      return UsageError("dump: PATH must be one table file, not a directory");
+    }
+  }
   Json doc;
   doc["schema_version"] = kSchemaVersion;
   doc["command"] = command.name;
@@ -356,6 +392,7 @@ int Run(const Command& command, const Options& o, const std::vector<std::string>
   if (name == "verify") code = RunVerify(o, files, &doc);
   if (name == "scan") code = RunScan(o, files, &doc);
   if (name == "get") code = RunGet(o, files, key, &doc);
+  if (name == "dump") code = RunDump(o, files.front(), offset, &doc);
   if (code == kExitUsage) return code;
   if (!errors.empty()) code = kExitProblem;
   if (o.style.json) {
@@ -388,7 +425,7 @@ int Main(int argc, char** argv) {
   if (command == nullptr) {
     return UsageError(absl::StrCat("unknown command '", a->positional[0],
                                    "'; commands: props, blocks, sizes, filter, verify, scan, "
-                                   "get, help"));
+                                   "get, dump, help"));
   }
   std::vector<std::string> args(a->positional.begin() + 1, a->positional.end());
   if (args.size() < command->min_args || args.size() > command->max_args) {

@@ -28,6 +28,7 @@ struct Options {
   int64_t limit = -1;             // scan: negative is no limit.
   bool keys_only = false;         // scan: keys without values.
   bool count_only = false;        // scan: only the number of entries.
+  bool skip_damaged = false;      // scan: report damaged blocks and go on.
 };
 
 int RunProps(const Options& o, const std::vector<InputFile>& files, Json* doc);
@@ -39,6 +40,8 @@ int RunVerify(const Options& o, const std::vector<InputFile>& files, Json* doc);
 int RunScan(const Options& o, const std::vector<InputFile>& files, Json* doc);
 int RunGet(const Options& o, const std::vector<InputFile>& files, const std::string& key,
            Json* doc);
+// The raw bytes of the block at `offset` of one file, trailer included.
+int RunDump(const Options& o, const InputFile& file, uint64_t offset, Json* doc);
 
 // The loop of the per-file commands: for each file in turn, opens its table
 // and calls analyze(file, table), which returns an absl::StatusOr of the

@@ -1,6 +1,11 @@
 // sst_inspect scan: entries of one or several tables, merged in LSM order:
-// user keys ascending, and for one key the newest entry first (higher
-// sequence numbers, then the newer file), each naming its file.
+// user keys ascending, and for one key the newest entry first (by sequence
+// number; the file order only breaks ties), each naming its file.
+//
+// A listing never looks complete when it is not: the first block that
+// cannot be read stops the scan with an error naming the file and the
+// block's offset. With --skip-damaged the scan reports each damaged block
+// and goes on past it, and still exits 1.
 
 #include <cstdio>
 #include <queue>
@@ -58,21 +63,52 @@ int RunScan(const Options& o, const std::vector<InputFile>& files, Json* doc) {
     sources.push_back(std::move(s));
   }
   std::priority_queue<Source*, std::vector<Source*>, After> heap;
-  // A source whose iterator stopped on an error: say so, and go on without it.
+  // Set when a damaged block ends the scan early: the listing is partial.
+  std::string stopped;
+  Json skipped = Json::array();
+  // A source whose iterator stopped on an error: stop the scan, or with
+  // --skip-damaged report the block and go past it.
   auto push_or_finish = [&](Source* s) {
-    if (s->it->Valid()) {
-      heap.push(s);
-    } else if (!s->it->status().ok()) {
-      Complain(s->file->shown, std::string(s->it->status().message()));
+    while (!s->it->Valid() && !s->it->status().ok()) {
+      const std::string error(s->it->status().message());
       ok = false;
+      if (!o.skip_damaged) {
+        Complain(s->file->shown, absl::StrCat(error, "; the scan stops here (--skip-damaged goes on "
+                                              "past damaged blocks)"));
+        stopped = absl::StrCat(s->file->shown, ": ", error);
+        return;
+      }
+      if (!s->it->SkipDamagedBlock()) {
+        Complain(s->file->shown, absl::StrCat(error, "; the rest of this file cannot be read"));
+        skipped.push_back(Json{{"file", EscapeBytes(s->file->shown)},
+                               {"error", EscapeBytes(error)},
+                               {"rest_of_file", true}});
+        return;
+      }
+      Complain(s->file->shown, absl::StrCat("skipped a damaged block: ", error));
+      skipped.push_back(Json{{"file", EscapeBytes(s->file->shown)},
+                             {"error", EscapeBytes(error)},
+                             {"rest_of_file", false}});
     }
+    if (s->it->Valid()) heap.push(s);
   };
-  for (auto& s : sources) push_or_finish(s.get());
+  for (auto& s : sources) {
+    push_or_finish(s.get());
+    if (!stopped.empty()) break;
+  }
+  // The entry printed last, to tell when two files hold one key at one
+  // sequence number with different contents (their order is unknowable).
+  struct Last {
+    std::string key, value;
+    uint64_t sequence = 0;
+    EntryType type = EntryType::kValue;
+    const Source* source = nullptr;
+  } last;
   const bool name_files = files.size() > 1;
   Json entries = Json::array();
   uint64_t count = 0;
   bool more = false;
-  while (!heap.empty()) {
+  while (!heap.empty() && stopped.empty()) {
     Source* s = heap.top();
     heap.pop();
     const TableEntry e = s->it->entry();
@@ -81,6 +117,19 @@ int RunScan(const Options& o, const std::vector<InputFile>& files, Json* doc) {
       more = true;
       break;
     }
+    if (last.source != nullptr && last.source != s && last.key == e.user_key &&
+        last.sequence == e.sequence && (last.type != e.type || last.value != e.value)) {
+      Complain(absl::StrCat(last.source->file->shown, ", ", s->file->shown),
+               absl::StrCat("hold different entries for ", Quoted(Style{}, e.user_key),
+                            " at the same sequence number ", e.sequence,
+                            ": which is newer cannot be known (tables of different stores?)"));
+      ok = false;
+    }
+    last.key.assign(e.user_key.data(), e.user_key.size());
+    last.value.assign(e.value.data(), e.value.size());
+    last.sequence = e.sequence;
+    last.type = e.type;
+    last.source = s;
     count++;
     s->shown++;
     if (!o.count_only) {
@@ -114,6 +163,9 @@ int RunScan(const Options& o, const std::vector<InputFile>& files, Json* doc) {
     }
     (*doc)["count"] = count;
     (*doc)["more"] = more;
+    // Set when a damaged block stopped the scan: the entries are partial.
+    (*doc)["stopped"] = stopped.empty() ? Json(nullptr) : Json(EscapeBytes(stopped));
+    (*doc)["skipped_blocks"] = std::move(skipped);
     if (!o.count_only) (*doc)["entries"] = std::move(entries);
   }
   return ok ? kExitOk : kExitProblem;

@@ -102,7 +102,12 @@ class PosixRandomAccessFile : public RandomAccessFile {
     }
     if (n > size_ - offset) n = static_cast<size_t>(size_ - offset);
     if (map_ != nullptr) {
-      *result = std::string_view(static_cast<const char*>(map_) + offset, n);
+      // Copied all the same: a caller that reads `scratch` instead of
+      // *result, wrong as that is, must not see zeros now that files are
+      // mapped by default. The table reader takes mapped bytes in place
+      // (MappedContents), so this copy is off its hot path.
+      std::memcpy(scratch, static_cast<const char*>(map_) + offset, n);
+      *result = std::string_view(scratch, n);
       return absl::OkStatus();
     }
     size_t done = 0;
@@ -142,6 +147,13 @@ absl::StatusOr<std::unique_ptr<WritableFile>> NewPosixWritableFile(const std::st
 
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(const std::string& path,
                                                                 bool mmap) {
+  return OpenPosixFile(path, mmap ? FileAccess::kMmap : FileAccess::kPread);
+}
+
+absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(const std::string& path,
+                                                                FileAccess access) {
+  // A 32-bit address space fills with a few large tables.
+  constexpr bool kRoomToMap = sizeof(void*) >= 8;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return PosixError(path, errno);
   struct stat st;
@@ -155,12 +167,17 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(const std::strin
     return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory"));
   }
   void* map = nullptr;
-  if (mmap && st.st_size > 0) {
+  const bool want_map =
+      access == FileAccess::kMmap || (access == FileAccess::kDefault && kRoomToMap);
+  if (want_map && st.st_size > 0) {
     map = ::mmap(nullptr, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
     if (map == MAP_FAILED) {
       const int error = errno;
-      ::close(fd);
-      return PosixError(path, error);
+      map = nullptr;
+      if (access == FileAccess::kMmap) {
+        ::close(fd);
+        return PosixError(path, error);
+      }
     }
   }
   return std::unique_ptr<RandomAccessFile>(

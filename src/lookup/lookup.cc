@@ -8,6 +8,7 @@
 #include <new>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/filter_policy.h"
 #include "src/filter/filter_probe.h"
@@ -284,6 +285,18 @@ absl::Status TableSet::Impl::Apply(const VersionEdit& edit) {
       return absl::InvalidArgumentError(
           absl::StrCat("file ", f.file_number, ": bad level ", f.level, " or no table"));
     }
+    if (f.expected_unique_id != 0 && f.table->unique_id() != f.expected_unique_id) {
+      return absl::DataLossError(absl::StrFormat(
+          "level %d file %d: table unique id %016x, expected %016x: the file was replaced by "
+          "another table",
+          f.level, f.file_number, f.table->unique_id(), f.expected_unique_id));
+    }
+    if (f.expected_file_size != 0 && f.table->file_size() != f.expected_file_size) {
+      return absl::DataLossError(absl::StrCat("level ", f.level, " file ", f.file_number, ": ",
+                                              f.table->file_size(), " bytes, expected ",
+                                              f.expected_file_size,
+                                              ": the file was replaced or changed"));
+    }
     for (const auto& level : next->levels) {
       for (const TableFile& existing : level) {
         if (existing.file_number == f.file_number) {
@@ -359,7 +372,12 @@ absl::Status TableSet::Impl::SearchCandidates(const FileMeta* const* files, cons
     const bool found = status.ok() && result->kind != LookupResult::Kind::kNotFound;
     if (counts != nullptr) counts->AddSearch(level, reads, filtered && found, m.predicted_fpr);
     // An error ends the lookup: never guess.
-    if (found || !status.ok()) {
+    if (!status.ok()) {
+      *stopped_at = level;
+      return absl::Status(status.code(), absl::StrCat("level ", level, " file ", m.file_number,
+                                                      ": ", status.message()));
+    }
+    if (result->kind != LookupResult::Kind::kNotFound) {
       *stopped_at = level;
       return status;
     }

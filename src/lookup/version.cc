@@ -72,6 +72,7 @@ void Version::Index(const LookupOptions& options) {
       m.filter = m.step == FilterStep::kBatch ? probe.blocked : kMatchAllView;
       m.level = level;
       m.table = f.table.get();
+      m.file_number = f.file_number;
       meta[level].push_back(m);
       smallest_prefix[level].push_back(m.smallest_prefix);
       largest_prefix[level].push_back(m.largest_prefix);

@@ -53,6 +53,7 @@ struct alignas(64) FileMeta {
   // Full bounds, for the compares 8-byte prefixes cannot settle: from the
   // second cache line on.
   std::string_view smallest, largest;
+  uint64_t file_number = 0;  // Named in a search's errors.
 };
 
 // Files a key's range ruled out, per level, without touching their filters.

@@ -412,14 +412,20 @@ const absl::Status& Table::filter_status() const { return rep_->filter_status; }
 
 absl::StatusOr<LookupResult> Table::Get(std::string_view user_key) const {
   LookupResult result;
-  absl::Status s;
-  if (!rep_->whole_key_filter) {
-    s = rep_->Search(user_key, KeyHash(user_key), false, true, nullptr, &result);
-  } else if (rep_->counters.CountFilterAnswer(rep_->filter->KeyMayMatch(user_key))) {
-    s = rep_->Search(user_key, KeyHash(user_key), true, true, nullptr, &result);
-  }
+  absl::Status s = Get(user_key, &result);
   if (!s.ok()) return s;
   return result;
+}
+
+absl::Status Table::Get(std::string_view user_key, LookupResult* result) const {
+  if (!rep_->whole_key_filter) {
+    return rep_->Search(user_key, KeyHash(user_key), false, true, nullptr, result);
+  }
+  if (rep_->counters.CountFilterAnswer(rep_->filter->KeyMayMatch(user_key))) {
+    return rep_->Search(user_key, KeyHash(user_key), true, true, nullptr, result);
+  }
+  result->Reset();
+  return absl::OkStatus();
 }
 
 absl::Status Table::Rep::Search(std::string_view user_key, uint64_t user_key_hash,
@@ -516,7 +522,28 @@ class TwoLevelIterator : public TableIterator {
 
   absl::Status status() const override { return status_; }
 
+  bool SkipDamagedBlock() override {
+    if (status_.ok() || !data_block_damaged_) return false;
+    status_ = absl::OkStatus();
+    data_block_damaged_ = false;
+    index_.Next();
+    LoadBlock();
+    if (data_ != nullptr) data_->SeekToFirst();
+    SkipEmpty();
+    return true;
+  }
+
  private:
+  // Every data block error names the block's offset, read or parse error.
+  void FailDataBlock(const absl::Status& status) {
+    status_ = status.message().find("offset ") != std::string_view::npos
+                  ? status
+                  : absl::Status(status.code(), absl::StrCat("data block at offset ", block_offset_,
+                                                             ": ", status.message()));
+    data_block_damaged_ = true;
+    data_.reset();
+  }
+
   void LoadBlock() {
     data_.reset();
     block_.reset();
@@ -531,9 +558,10 @@ class TwoLevelIterator : public TableIterator {
       status_ = absl::DataLossError("index block: bad block handle");
       return;
     }
+    block_offset_ = h.offset;
     absl::StatusOr<std::unique_ptr<Block>> block = read_(h);
     if (!block.ok()) {
-      status_ = block.status();
+      FailDataBlock(block.status());
       return;
     }
     block_ = std::move(*block);
@@ -544,8 +572,7 @@ class TwoLevelIterator : public TableIterator {
   void SkipEmpty() {
     while (data_ != nullptr && !data_->Valid()) {
       if (!data_->status().ok()) {
-        status_ = data_->status();
-        data_.reset();
+        FailDataBlock(data_->status());
         return;
       }
       index_.Next();
@@ -554,8 +581,7 @@ class TwoLevelIterator : public TableIterator {
     }
     internal::ParsedInternalKey parsed;
     if (data_ != nullptr && !internal::ParseInternalKey(data_->key(), &parsed)) {
-      status_ = absl::DataLossError("data block: bad internal key");
-      data_.reset();
+      FailDataBlock(absl::DataLossError("data block: bad internal key"));
     }
   }
 
@@ -564,6 +590,9 @@ class TwoLevelIterator : public TableIterator {
   std::unique_ptr<Block> block_;
   std::unique_ptr<Block::Iterator> data_;
   absl::Status status_;
+  // status_ is a data block's error, past which the index can go on.
+  bool data_block_damaged_ = false;
+  uint64_t block_offset_ = 0;  // Of the data block last loaded.
 };
 
 }  // namespace

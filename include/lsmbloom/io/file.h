@@ -38,8 +38,10 @@ class RandomAccessFile {
   virtual ~RandomAccessFile() = default;
   virtual uint64_t Size() const = 0;
   // Reads up to n bytes at offset. *result points either into `scratch`
-  // (which must hold n bytes) or into memory the file owns (mmap, in-memory
-  // files), valid as long as the file. A short result means end of file.
+  // (which must hold n bytes) or into memory the file owns (in-memory
+  // files), valid as long as the file: read *result, not scratch. (The
+  // POSIX file copies into scratch even when mapped; its mapped bytes in
+  // place are MappedContents().) A short result means end of file.
   virtual absl::Status Read(uint64_t offset, size_t n, char* scratch,
                             std::string_view* result) const = 0;
   // The whole file in memory, if the file is mapped or in memory; else empty.
@@ -51,9 +53,29 @@ class RandomAccessFile {
 // temporary, so a failed build never leaves a file at `path`.
 absl::StatusOr<std::unique_ptr<WritableFile>> NewPosixWritableFile(const std::string& path);
 
-// Opens `path` for reading with pread, or mapped into memory with `mmap`.
+// How OpenPosixFile reads a file.
+enum class FileAccess {
+  // Mapped into memory on 64-bit systems (as LevelDB does), falling back to
+  // pread where mapping fails or the address space is small. What a table
+  // should be opened with: a lookup reads its data block in place, verified
+  // on first use, where pread copies the block and verifies it on every
+  // read (a present-key Get several times slower; docs/PERFORMANCE.md).
+  kDefault,
+  // Mapped, or an error. A mapped file cut short while open (by another
+  // process) makes reads past its new end fault (SIGBUS): tables are
+  // immutable once written, so only damage from outside can do that.
+  kMmap,
+  // pread into the caller's buffer on every read: for files that may change
+  // under the reader, or address spaces too small to map them.
+  kPread,
+};
+
+// Opens `path` for reading.
+absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(
+    const std::string& path, FileAccess access = FileAccess::kDefault);
+// The same, mapped (kMmap) when `mmap`, else with pread (kPread).
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(const std::string& path,
-                                                                bool mmap = false);
+                                                                bool mmap);
 
 // An in-memory file: what is written lands in *contents on Close (and not
 // before, mirroring the atomic POSIX writer).

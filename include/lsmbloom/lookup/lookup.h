@@ -51,6 +51,13 @@ struct TableFile {
   int level = 0;
   uint64_t file_number = 0;
   std::shared_ptr<const Table> table;
+  // What the caller recorded of this file when it was written (a store's
+  // MANIFEST): Apply refuses a table whose unique id or size differs, as a
+  // file replaced by another valid table (an older generation, another
+  // level's file, a botched restore) would otherwise answer with stale
+  // values. 0 leaves that check out.
+  uint64_t expected_unique_id = 0;
+  uint64_t expected_file_size = 0;
 };
 
 // Files to add and remove in one atomic step.
@@ -142,10 +149,14 @@ class TableSet {
 
   // Applies `edit` atomically. InvalidArgument (and no change) if a level is
   // out of range, a removed file is not there, an added file number is
-  // already in the set, or files of a level >= 1 would overlap.
+  // already in the set, or files of a level >= 1 would overlap; DataLoss
+  // (and no change) if an added table's unique id or size is not the one
+  // its TableFile expects.
   absl::Status Apply(const VersionEdit& edit);
 
-  // The newest entry for `key` across all files.
+  // The newest entry for `key` across all files. An error from a file (a
+  // damaged block: DataLoss) ends the lookup, never skipped, and names the
+  // file: "level L file N: ...".
   absl::StatusOr<LookupResult> Get(std::string_view key) const;
   // As Get, into *result: its value's capacity is reused, so a loop that
   // keeps one LookupResult allocates nothing once it has held the longest

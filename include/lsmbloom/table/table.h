@@ -78,6 +78,12 @@ class TableIterator {
   virtual TableEntry entry() const = 0;
   // Not OK if a block could not be read or was corrupt; Valid() is then false.
   virtual absl::Status status() const = 0;
+  // For salvage: after status() reported a damaged data block, moves to the
+  // first entry of the next data block and clears status(), so a caller can
+  // go on past the damage, having reported it. The rest of the damaged block
+  // is lost. Returns false, and changes nothing, when status() is OK or the
+  // damage is one no later block can be found past (the index's).
+  virtual bool SkipDamagedBlock() { return false; }
 };
 
 namespace internal {
@@ -94,6 +100,12 @@ class Table {
   // The newest entry for `user_key`. Consults the filter first; counted in
   // stats().
   absl::StatusOr<LookupResult> Get(std::string_view user_key) const;
+  // As Get, into *result, whose value's capacity is reused: a loop that
+  // keeps one LookupResult allocates nothing once it has held the longest
+  // value, and leaves no absl::StatusOr code to the caller (which an
+  // unoptimised build of the caller runs slowly). On error *result is
+  // unspecified.
+  absl::Status Get(std::string_view user_key, LookupResult* result) const;
 
   // False only if the table certainly has no entry for `user_key`.
   // Not counted: a query, not a lookup.

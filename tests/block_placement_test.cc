@@ -20,9 +20,9 @@
 namespace lsmbloom {
 namespace {
 
-using testing::Entry;
-using testing::Kind;
-using testing::Region;
+using testutil::Entry;
+using testutil::Kind;
+using testutil::Region;
 
 // Fixed-width keys and values (compressible, but not to nothing), so that
 // many data blocks come out the same size.
@@ -32,7 +32,7 @@ std::vector<Entry> UniformEntries(const std::string& value_tag = "v") {
     char value[64];
     std::snprintf(value, sizeof(value), "%s-%08d-%08d-padding-padding", value_tag.c_str(), i,
                   i * 7919 % 100000);
-    entries.push_back({testing::TableKey(i), 5, EntryType::kValue, value});
+    entries.push_back({testutil::TableKey(i), 5, EntryType::kValue, value});
   }
   return entries;
 }
@@ -48,7 +48,7 @@ const Compression kAllCompressions[] = {Compression::kNone, Compression::kSnappy
 
 std::vector<Region> Regions(const std::string& file) {
   std::vector<Region> regions;
-  EXPECT_TRUE(testing::FindRegions(file, &regions));
+  EXPECT_TRUE(testutil::FindRegions(file, &regions));
   return regions;
 }
 
@@ -64,7 +64,7 @@ std::set<std::string> FailingKeys(const Table& table, const std::vector<Entry>& 
       failed.insert(e.key);
       continue;
     }
-    EXPECT_TRUE(testing::SameAsModel(*got, testing::ModelGet(entries, e.key)))
+    EXPECT_TRUE(testutil::SameAsModel(*got, testutil::ModelGet(entries, e.key)))
         << where << ": silent wrong answer for " << e.key;
   }
   return failed;
@@ -74,9 +74,9 @@ TEST(BlockPlacementTest, SwappedSameSizeDataBlocksAreDataLossNamingEachBlock) {
   const std::vector<Entry> entries = UniformEntries();
   for (Compression c : kAllCompressions) {
     SCOPED_TRACE(CompressionName(c));
-    const std::string good = testing::BuildTable(entries, WithCompression(c));
-    const std::vector<Region> data = testing::RegionsNamed(Regions(good), "data");
-    const auto pairs = testing::SameSizePairs(data);
+    const std::string good = testutil::BuildTable(entries, WithCompression(c));
+    const std::vector<Region> data = testutil::RegionsNamed(Regions(good), "data");
+    const auto pairs = testutil::SameSizePairs(data);
     ASSERT_FALSE(pairs.empty()) << data.size() << " data blocks, none of one size";
     int checked = 0;
     for (const auto& [i, j] : pairs) {
@@ -84,7 +84,7 @@ TEST(BlockPlacementTest, SwappedSameSizeDataBlocksAreDataLossNamingEachBlock) {
       const Region& a = data[i];
       const Region& b = data[j];
       std::string bad = good;
-      testing::SwapRegions(&bad, a, b);
+      testutil::SwapRegions(&bad, a, b);
       auto table = Table::Open(NewMemRandomAccessFile(bad));
       ASSERT_TRUE(table.ok()) << table.status();
       const std::set<std::string> failed = FailingKeys(**table, entries, "swap");
@@ -119,14 +119,14 @@ TEST(BlockPlacementTest, BlockMovedOverAnotherIsDataLossForTheOverwrittenKeys) {
   const std::vector<Entry> entries = UniformEntries();
   for (Compression c : kAllCompressions) {
     SCOPED_TRACE(CompressionName(c));
-    const std::string good = testing::BuildTable(entries, WithCompression(c));
-    const std::vector<Region> data = testing::RegionsNamed(Regions(good), "data");
-    const auto pairs = testing::SameSizePairs(data);
+    const std::string good = testutil::BuildTable(entries, WithCompression(c));
+    const std::vector<Region> data = testutil::RegionsNamed(Regions(good), "data");
+    const auto pairs = testutil::SameSizePairs(data);
     ASSERT_FALSE(pairs.empty());
     const Region& from = data[pairs[0].first];
     const Region& to = data[pairs[0].second];
     std::string bad = good;
-    testing::CopyRegion(&bad, to, good, from.begin);  // `from` now appears twice.
+    testutil::CopyRegion(&bad, to, good, from.begin);  // `from` now appears twice.
     auto table = Table::Open(NewMemRandomAccessFile(bad));
     ASSERT_TRUE(table.ok()) << table.status();
     const std::set<std::string> failed = FailingKeys(**table, entries, "move");
@@ -149,8 +149,8 @@ TEST(BlockPlacementTest, BlockFromAnotherTableAtTheSameOffsetIsRefused) {
   const std::vector<Entry> entries = UniformEntries();
   for (Compression c : kAllCompressions) {
     SCOPED_TRACE(CompressionName(c));
-    const std::string mine = testing::BuildTable(entries, WithCompression(c));
-    const std::string other = testing::BuildTable(entries, WithCompression(c));
+    const std::string mine = testutil::BuildTable(entries, WithCompression(c));
+    const std::string other = testutil::BuildTable(entries, WithCompression(c));
     ASSERT_EQ(mine.size(), other.size());
     const std::vector<Region> regions = Regions(mine);
     const std::vector<Region> other_regions = Regions(other);
@@ -165,7 +165,7 @@ TEST(BlockPlacementTest, BlockFromAnotherTableAtTheSameOffsetIsRefused) {
       if (region.name == "data" && data_blocks++ % 10 != 3) continue;  // A sample.
       kinds.insert(region.name);
       std::string bad = mine;
-      testing::CopyRegion(&bad, region, other, region.begin);
+      testutil::CopyRegion(&bad, region, other, region.begin);
       ASSERT_NE(bad, mine) << region.name << ": the trailers should differ";
       auto table = Table::Open(NewMemRandomAccessFile(bad));
       const std::string named = region.name == "metaindex" ? "meta-index" : region.name;
@@ -184,7 +184,7 @@ TEST(BlockPlacementTest, BlockFromAnotherTableAtTheSameOffsetIsRefused) {
         EXPECT_EQ((*table)->filter_status().message().find(expected), 0u)
             << (*table)->filter_status();
         EXPECT_EQ((*table)->whole_key_filter(), nullptr);
-        EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+        EXPECT_EQ(testutil::CountWrongAnswers(**table, entries), 0u);
       } else {
         // The index, meta-index and properties are read by Open.
         ASSERT_FALSE(table.ok()) << region.name;
@@ -200,16 +200,16 @@ TEST(BlockPlacementTest, DataBlockFromAnOlderTableNeverReturnsOldValues) {
   // The motivating case: same keys and value sizes, older values.
   const std::vector<Entry> entries = UniformEntries("new");
   const std::vector<Entry> older = UniformEntries("old");
-  const std::string mine = testing::BuildTable(entries, TableOptions());
-  const std::string old = testing::BuildTable(older, TableOptions());
-  const std::vector<Region> data = testing::RegionsNamed(Regions(mine), "data");
-  const std::vector<Region> old_data = testing::RegionsNamed(Regions(old), "data");
+  const std::string mine = testutil::BuildTable(entries, TableOptions());
+  const std::string old = testutil::BuildTable(older, TableOptions());
+  const std::vector<Region> data = testutil::RegionsNamed(Regions(mine), "data");
+  const std::vector<Region> old_data = testutil::RegionsNamed(Regions(old), "data");
   ASSERT_EQ(data.size(), old_data.size());
   for (size_t i = 0; i < data.size(); i += 7) {
     ASSERT_EQ(data[i].begin, old_data[i].begin);
     ASSERT_EQ(data[i].end, old_data[i].end);
     std::string bad = mine;
-    testing::CopyRegion(&bad, data[i], old, data[i].begin);
+    testutil::CopyRegion(&bad, data[i], old, data[i].begin);
     auto table = Table::Open(NewMemRandomAccessFile(bad));
     ASSERT_TRUE(table.ok()) << table.status();
     EXPECT_FALSE(FailingKeys(**table, entries, "old block " + std::to_string(i)).empty());
@@ -218,11 +218,11 @@ TEST(BlockPlacementTest, DataBlockFromAnOlderTableNeverReturnsOldValues) {
 
 TEST(BlockPlacementTest, FooterFromAnotherTableIsRefused) {
   const std::vector<Entry> entries = UniformEntries();
-  const std::string mine = testing::BuildTable(entries, TableOptions());
-  const std::string other = testing::BuildTable(entries, TableOptions());
+  const std::string mine = testutil::BuildTable(entries, TableOptions());
+  const std::string other = testutil::BuildTable(entries, TableOptions());
   std::string bad = mine;
-  bad.replace(bad.size() - testing::kFooterSize, testing::kFooterSize,
-              other.substr(other.size() - testing::kFooterSize));
+  bad.replace(bad.size() - testutil::kFooterSize, testutil::kFooterSize,
+              other.substr(other.size() - testutil::kFooterSize));
   auto table = Table::Open(NewMemRandomAccessFile(bad));
   ASSERT_FALSE(table.ok());
   EXPECT_EQ(table.status().code(), absl::StatusCode::kDataLoss);
@@ -233,7 +233,7 @@ TEST(BlockPlacementTest, FooterFromAnotherTableIsRefused) {
 TEST(BlockPlacementTest, FooterNotAtTheEndOfItsTableIsRefused) {
   // Two tables end to end: the last footer is intact but sits at another
   // offset than the one it was written for.
-  const std::string a = testing::BuildTable(UniformEntries(), TableOptions());
+  const std::string a = testutil::BuildTable(UniformEntries(), TableOptions());
   auto table = Table::Open(NewMemRandomAccessFile(a + a));
   ASSERT_FALSE(table.ok());
   EXPECT_EQ(table.status().code(), absl::StatusCode::kDataLoss);
@@ -243,14 +243,14 @@ TEST(BlockPlacementTest, FooterNotAtTheEndOfItsTableIsRefused) {
 
 TEST(BlockPlacementTest, EveryTableGetsItsOwnNonZeroUniqueId) {
   std::set<uint64_t> ids;
-  const std::vector<Entry> entries = testing::MakeEntries(50, 1);
+  const std::vector<Entry> entries = testutil::MakeEntries(50, 1);
   for (int i = 0; i < 200; ++i) {
-    const std::string bytes = testing::BuildTable(entries, TableOptions());
+    const std::string bytes = testutil::BuildTable(entries, TableOptions());
     auto table = Table::Open(NewMemRandomAccessFile(bytes));
     ASSERT_TRUE(table.ok()) << table.status();
     const uint64_t id = (*table)->unique_id();
     EXPECT_NE(id, 0u);
-    EXPECT_EQ(id, testing::UniqueIdOf(bytes));
+    EXPECT_EQ(id, testutil::UniqueIdOf(bytes));
     char hex[17];
     std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(id));
     EXPECT_EQ((*table)->properties().unique_id, id);
@@ -270,7 +270,7 @@ TEST(BlockPlacementTest, EveryTableGetsItsOwnNonZeroUniqueId) {
 std::string GoldenTable() {
   std::vector<Entry> entries;
   for (int i = 0; i < 200; ++i) {
-    entries.push_back({testing::TableKey(i), 9,
+    entries.push_back({testutil::TableKey(i), 9,
                        i % 11 == 0 ? EntryType::kDeletion : EntryType::kValue,
                        i % 11 == 0 ? "" : "value" + std::to_string(i)});
   }
@@ -278,7 +278,7 @@ std::string GoldenTable() {
   options.block_size = 1024;
   options.filter_policy = nullptr;
   options.unique_id = 0x0123456789abcdefull;
-  return testing::BuildTable(entries, options);
+  return testutil::BuildTable(entries, options);
 }
 
 // Pinned bytes, in hex. Changing any of them changes the format: bump the
@@ -311,9 +311,9 @@ void ExpectTrailersAsDocumented(const std::string& file, uint64_t unique_id) {
                       : r.name == "properties" ? Kind::kProperties
                       : r.name == "metaindex"  ? Kind::kMetaIndex
                                                : Kind::kIndex;
-    const size_t trailer = r.end - testing::kTrailerSize;
-    EXPECT_EQ(testing::GetFixed64(file.data() + trailer + 1),
-              testing::V2Checksum(testing::BlockOf(file, r), r.begin, kind,
+    const size_t trailer = r.end - testutil::kTrailerSize;
+    EXPECT_EQ(testutil::GetFixed64(file.data() + trailer + 1),
+              testutil::V2Checksum(testutil::BlockOf(file, r), r.begin, kind,
                                   static_cast<uint8_t>(file[trailer]), unique_id))
         << r.name << " at " << r.begin;
   }
@@ -324,7 +324,7 @@ TEST(BlockPlacementTest, EveryTrailerIsAsDocumentedWithEveryCompression) {
   for (Compression c : kAllCompressions) {
     TableOptions options = WithCompression(c);
     options.unique_id = 0xfeedfacecafef00dull;
-    ExpectTrailersAsDocumented(testing::BuildTable(UniformEntries(), options), options.unique_id);
+    ExpectTrailersAsDocumented(testutil::BuildTable(UniformEntries(), options), options.unique_id);
   }
 }
 
@@ -336,19 +336,19 @@ TEST(BlockPlacementTest, GoldenFooterAndTrailers) {
   // 32 bytes, the unique id, version 2, zero, checksum seeded with the
   // footer's offset, magic.
   EXPECT_EQ(Hex(std::string_view(file).substr(footer.begin)), kGoldenFooter);
-  EXPECT_EQ(testing::UniqueIdOf(file), 0x0123456789abcdefull);
-  EXPECT_EQ(testing::GetFixed32(file.data() + footer.begin + 40), 2u);
-  EXPECT_EQ(testing::GetFixed64(file.data() + footer.begin + 48),
+  EXPECT_EQ(testutil::UniqueIdOf(file), 0x0123456789abcdefull);
+  EXPECT_EQ(testutil::GetFixed32(file.data() + footer.begin + 40), 2u);
+  EXPECT_EQ(testutil::GetFixed64(file.data() + footer.begin + 48),
             XXH3_64bits_withSeed(file.data() + footer.begin, 48, footer.begin));
   ExpectTrailersAsDocumented(file, 0x0123456789abcdefull);
   // And pinned: the first data block's, the meta-index's and the index's.
-  const std::vector<Region> data = testing::RegionsNamed(regions, "data");
+  const std::vector<Region> data = testutil::RegionsNamed(regions, "data");
   auto trailer_hex = [&](const Region& r) {
-    return Hex(std::string_view(file).substr(r.end - testing::kTrailerSize, 9));
+    return Hex(std::string_view(file).substr(r.end - testutil::kTrailerSize, 9));
   };
   EXPECT_EQ(trailer_hex(data[0]), kGoldenFirstDataTrailer);
-  EXPECT_EQ(trailer_hex(testing::RegionsNamed(regions, "metaindex")[0]), kGoldenMetaIndexTrailer);
-  EXPECT_EQ(trailer_hex(testing::RegionsNamed(regions, "index")[0]), kGoldenIndexTrailer);
+  EXPECT_EQ(trailer_hex(testutil::RegionsNamed(regions, "metaindex")[0]), kGoldenMetaIndexTrailer);
+  EXPECT_EQ(trailer_hex(testutil::RegionsNamed(regions, "index")[0]), kGoldenIndexTrailer);
 }
 
 // ---------------------------------------------------------------- version 1
@@ -377,7 +377,7 @@ TEST(BlockPlacementTest, Version1TablesAreStillReadWithoutAnId) {
     entries.push_back({key, 10, i % 5 == 0 ? EntryType::kDeletion : EntryType::kValue,
                        i % 5 == 0 ? "" : "value" + std::to_string(i)});
   }
-  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+  EXPECT_EQ(testutil::CountWrongAnswers(**table, entries), 0u);
   // Its checksums still catch damage.
   std::string bad = v1;
   bad[5] ^= 1;

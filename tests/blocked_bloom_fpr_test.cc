@@ -24,8 +24,8 @@
 namespace lsmbloom {
 namespace {
 
-using testing::KeyShape;
-using testing::MakeKey;
+using testutil::KeyShape;
+using testutil::MakeKey;
 
 constexpr uint64_t kKeys = 1000000;
 
@@ -73,7 +73,7 @@ TEST_P(BlockedBloomFprTest, MeasuredFprOfAbsentKeysMatchesBlockedModel) {
       "%-18s %4.1f bits/key k=%2d: measured %.5f%%, model %.5f%% "
       "(%+.2f%%, tolerance %.2f%%), mean-fill bound %.5f%% (%+.2f%%), "
       "%llu absent keys\n",
-      testing::ShapeName(c.shape), c.bits_per_key, reader->geometry().num_probes, 100 * measured,
+      testutil::ShapeName(c.shape), c.bits_per_key, reader->geometry().num_probes, 100 * measured,
       100 * p, 100 * (measured - p) / p, 100 * tolerance / p, 100 * mean_fill,
       100 * (measured - mean_fill) / mean_fill, static_cast<unsigned long long>(probes));
   EXPECT_NEAR(measured, p, tolerance);
@@ -95,7 +95,7 @@ std::vector<FprCase> AllCases() {
 
 INSTANTIATE_TEST_SUITE_P(BitsPerKey, BlockedBloomFprTest, ::testing::ValuesIn(AllCases()),
                          [](const ::testing::TestParamInfo<FprCase>& info) {
-                           return std::string(testing::ShapeName(info.param.shape)) + "_" +
+                           return std::string(testutil::ShapeName(info.param.shape)) + "_" +
                                   std::to_string(static_cast<int>(info.param.bits_per_key)) +
                                   "_bits";
                          });

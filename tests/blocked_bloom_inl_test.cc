@@ -32,7 +32,7 @@ std::string Build(const std::vector<uint64_t>& hashes, int k, double bits) {
 
 std::vector<uint64_t> Hashes(uint64_t family, size_t n) {
   std::vector<uint64_t> hashes(n);
-  for (size_t i = 0; i < n; ++i) hashes[i] = testing::SplitMix64(i * 7919 + family);
+  for (size_t i = 0; i < n; ++i) hashes[i] = testutil::SplitMix64(i * 7919 + family);
   return hashes;
 }
 

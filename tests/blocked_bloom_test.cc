@@ -18,8 +18,8 @@
 namespace lsmbloom {
 namespace {
 
-using testing::KeyShape;
-using testing::MakeKey;
+using testutil::KeyShape;
+using testutil::MakeKey;
 
 std::string BuildFilter(const std::vector<std::string>& keys,
                         const BlockedBloomOptions& options = {}) {
@@ -32,7 +32,7 @@ std::string BuildFilter(const std::vector<std::string>& keys,
 }
 
 TEST(BlockedBloomTest, MillionAddedKeysAllMatchSingleAndBatched) {
-  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 7, 1000000);
+  const auto keys = testutil::MakeKeys(KeyShape::kRandom16, 7, 1000000);
   const std::string filter = BuildFilter(keys);
   auto reader = BlockedBloomReader::Open(filter);
   ASSERT_TRUE(reader.ok()) << reader.status();
@@ -60,19 +60,19 @@ TEST(BlockedBloomTest, MillionAddedKeysAllMatchSingleAndBatched) {
 
 TEST(BlockedBloomTest, StructuredKeysAllMatch) {
   for (KeyShape shape : {KeyShape::kBigEndianCounter, KeyShape::kSharedPrefix}) {
-    const auto keys = testing::MakeKeys(shape, 3, 200000);
+    const auto keys = testutil::MakeKeys(shape, 3, 200000);
     const std::string filter = BuildFilter(keys);
     auto reader = BlockedBloomReader::Open(filter);
     ASSERT_TRUE(reader.ok());
     size_t misses = 0;
     for (const std::string& key : keys) misses += !reader->MayMatch(key);
-    EXPECT_EQ(misses, 0u) << testing::ShapeName(shape);
+    EXPECT_EQ(misses, 0u) << testutil::ShapeName(shape);
   }
 }
 
 TEST(BlockedBloomTest, AdjacentRepeatsAreDroppedOnArrival) {
   // A sorted table adds a key once per version, one after the other.
-  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 1, 50000);
+  const auto keys = testutil::MakeKeys(KeyShape::kRandom16, 1, 50000);
   std::vector<std::string> versions;
   for (const std::string& key : keys) versions.insert(versions.end(), 3, key);
   EXPECT_EQ(BuildFilter(keys), BuildFilter(versions));
@@ -80,7 +80,7 @@ TEST(BlockedBloomTest, AdjacentRepeatsAreDroppedOnArrival) {
 
 TEST(BlockedBloomTest, AddKeysBuildsWhatAddKeyBuildsAcrossCallsAndRefills) {
   // Versions of one key in a row, some across the boundary between calls.
-  const auto distinct = testing::MakeKeys(KeyShape::kRandom16, 5, 300000);
+  const auto distinct = testutil::MakeKeys(KeyShape::kRandom16, 5, 300000);
   std::vector<std::string> keys;
   for (size_t i = 0; i < distinct.size(); ++i) keys.insert(keys.end(), 1 + i % 3, distinct[i]);
   const std::string one_by_one = BuildFilter(keys);
@@ -112,7 +112,7 @@ TEST(BlockedBloomTest, AddKeysBuildsWhatAddKeyBuildsAcrossCallsAndRefills) {
 }
 
 TEST(BlockedBloomTest, RepeatsFarApartAreCountedAndStillMatch) {
-  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 1, 10000);
+  const auto keys = testutil::MakeKeys(KeyShape::kRandom16, 1, 10000);
   std::vector<std::string> repeated;
   for (int r = 0; r < 3; ++r) repeated.insert(repeated.end(), keys.begin(), keys.end());
   const std::string bytes = BuildFilter(repeated);
@@ -128,14 +128,14 @@ TEST(BlockedBloomTest, RepeatsFarApartAreCountedAndStillMatch) {
 }
 
 TEST(BlockedBloomTest, InsertionOrderDoesNotChangeBytes) {
-  auto keys = testing::MakeKeys(KeyShape::kBigEndianCounter, 1, 30000);
+  auto keys = testutil::MakeKeys(KeyShape::kBigEndianCounter, 1, 30000);
   const std::string forward = BuildFilter(keys);
   std::reverse(keys.begin(), keys.end());
   EXPECT_EQ(forward, BuildFilter(keys));
 }
 
 TEST(BlockedBloomTest, SizedFromTheKeysAdded) {
-  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 1, 10000);
+  const auto keys = testutil::MakeKeys(KeyShape::kRandom16, 1, 10000);
   auto bytes = BuildFilter(keys);
   auto reader = BlockedBloomReader::Open(bytes);
   ASSERT_TRUE(reader.ok());
@@ -155,7 +155,7 @@ TEST(BlockedBloomTest, LargeFiltersBuiltInGroupsMatchTheReference) {
   ASSERT_TRUE(builder.ok());
   std::vector<uint64_t> hashes(kCount);
   for (uint64_t i = 0; i < kCount; ++i) {
-    hashes[i] = testing::SplitMix64(i);
+    hashes[i] = testutil::SplitMix64(i);
     builder->AddHash(hashes[i]);
   }
   const absl::StatusOr<std::string> built = builder->Finish();
@@ -191,7 +191,7 @@ TEST(BlockedBloomTest, NonUniformHashesLoseNoKey) {
 }
 
 TEST(BlockedBloomTest, PolicyBuildersTakeHashesOrKeysAlike) {
-  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 3, 20000);
+  const auto keys = testutil::MakeKeys(KeyShape::kRandom16, 3, 20000);
   for (const auto& policy : {DefaultFilterPolicy(), *NewClassicBloomPolicy(10)}) {
     auto by_key = policy->NewBuilder();
     auto by_hash = policy->NewBuilder();
@@ -303,7 +303,7 @@ TEST(BlockedBloomTest, InvalidOptionsAreRejectedWithTheFieldNamed) {
 TEST(BlockedBloomTest, SeedIsStoredAndUsedByTheReader) {
   BlockedBloomOptions options;
   options.hash.seed = 0x1234;
-  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 1, 1000);
+  const auto keys = testutil::MakeKeys(KeyShape::kRandom16, 1, 1000);
   const std::string seeded = BuildFilter(keys, options);
   EXPECT_NE(seeded, BuildFilter(keys));
   auto reader = BlockedBloomReader::Open(seeded);
@@ -313,7 +313,7 @@ TEST(BlockedBloomTest, SeedIsStoredAndUsedByTheReader) {
 }
 
 TEST(BlockedBloomTest, ReaderIsSafeOnUnalignedBytes) {
-  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 1, 5000);
+  const auto keys = testutil::MakeKeys(KeyShape::kRandom16, 1, 5000);
   const std::string filter = BuildFilter(keys);
   for (size_t offset = 1; offset < 8; ++offset) {
     std::string shifted(offset, 'x');

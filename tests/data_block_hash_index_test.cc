@@ -14,7 +14,7 @@
 namespace lsmbloom {
 namespace {
 
-using testing::Entry;
+using testutil::Entry;
 using Kind = LookupResult::Kind;
 
 TableOptions IndexedOptions(size_t block_size, int restart_interval) {
@@ -39,20 +39,20 @@ std::unique_ptr<Table> OpenTable(std::string bytes, bool verify = true) {
 // written without one: present keys (several versions, tombstones), absent
 // keys inside every block's range, and a full scan all match the model.
 TEST(DataBlockHashIndexTest, IndexedTablesAnswerEveryKeyAsTheModel) {
-  const std::vector<Entry> entries = testing::MakeEntries(4000, 7);
+  const std::vector<Entry> entries = testutil::MakeEntries(4000, 7);
   for (const auto& [block_size, interval] :
        std::vector<std::pair<size_t, int>>{{4096, 16}, {512, 4}, {256, 1}, {64, 2}, {16384, 1}}) {
     SCOPED_TRACE(::testing::Message() << "block " << block_size << " interval " << interval);
     std::unique_ptr<Table> table =
-        OpenTable(testing::BuildTable(entries, IndexedOptions(block_size, interval)));
+        OpenTable(testutil::BuildTable(entries, IndexedOptions(block_size, interval)));
     ASSERT_NE(table, nullptr);
     EXPECT_EQ(table->format_version(), 3u);
     EXPECT_EQ(table->properties().format_version, 3u);
-    EXPECT_EQ(testing::CountWrongAnswers(*table, entries), 0u);
+    EXPECT_EQ(testutil::CountWrongAnswers(*table, entries), 0u);
     size_t wrong = 0;
     for (uint64_t i = 0; i < 4000; ++i) {
       // MakeEntries(_, 7) uses keys 3i + 1: the others are absent.
-      for (const std::string& key : {testing::TableKey(3 * i), testing::AbsentKey(i, 4000)}) {
+      for (const std::string& key : {testutil::TableKey(3 * i), testutil::AbsentKey(i, 4000)}) {
         absl::StatusOr<LookupResult> got = table->Get(key);
         wrong += !got.ok() || got->kind != Kind::kNotFound;
       }
@@ -93,10 +93,10 @@ TEST(DataBlockHashIndexTest, KeysSharingPrefixesAndTagBytesAnswerAsTheModel) {
   std::vector<Entry> entries;
   uint64_t n = 0;
   for (const std::string& key : AllStrings(alphabet, 3)) {
-    if (key.empty() || testing::SplitMix64(++n) % 3 == 0) continue;  // Some absent.
-    const int versions = 1 + static_cast<int>(testing::SplitMix64(n + 1000) % 3);
+    if (key.empty() || testutil::SplitMix64(++n) % 3 == 0) continue;  // Some absent.
+    const int versions = 1 + static_cast<int>(testutil::SplitMix64(n + 1000) % 3);
     for (int v = versions; v >= 1; --v) {  // Newest first, as tables order them.
-      const bool tombstone = testing::SplitMix64(n + 2000 + v) % 4 == 0;
+      const bool tombstone = testutil::SplitMix64(n + 2000 + v) % 4 == 0;
       entries.push_back({key, static_cast<uint64_t>(v),
                          tombstone ? EntryType::kDeletion : EntryType::kValue,
                          tombstone ? "" : key + "=" + std::to_string(v)});
@@ -109,12 +109,12 @@ TEST(DataBlockHashIndexTest, KeysSharingPrefixesAndTagBytesAnswerAsTheModel) {
                                         << ", interval " << interval);
       TableOptions options = IndexedOptions(block_size, interval);
       options.data_block_hash_index = hash_index;
-      std::unique_ptr<Table> table = OpenTable(testing::BuildTable(entries, options));
+      std::unique_ptr<Table> table = OpenTable(testutil::BuildTable(entries, options));
       ASSERT_NE(table, nullptr);
       size_t wrong = 0;
       for (const std::string& key : queries) {
         absl::StatusOr<LookupResult> got = table->Get(key);
-        wrong += !got.ok() || !testing::SameAsModel(*got, testing::ModelGet(entries, key));
+        wrong += !got.ok() || !testutil::SameAsModel(*got, testutil::ModelGet(entries, key));
       }
       EXPECT_EQ(wrong, 0u);
     }
@@ -122,11 +122,11 @@ TEST(DataBlockHashIndexTest, KeysSharingPrefixesAndTagBytesAnswerAsTheModel) {
 }
 
 TEST(DataBlockHashIndexTest, OnlyTablesWithTheIndexAreFormat3) {
-  const std::vector<Entry> entries = testing::MakeEntries(500, 1);
-  std::unique_ptr<Table> plain = OpenTable(testing::BuildTable(entries, TableOptions()));
+  const std::vector<Entry> entries = testutil::MakeEntries(500, 1);
+  std::unique_ptr<Table> plain = OpenTable(testutil::BuildTable(entries, TableOptions()));
   ASSERT_NE(plain, nullptr);
   EXPECT_EQ(plain->format_version(), 2u);
-  std::unique_ptr<Table> indexed = OpenTable(testing::BuildTable(entries, IndexedOptions(4096, 16)));
+  std::unique_ptr<Table> indexed = OpenTable(testutil::BuildTable(entries, IndexedOptions(4096, 16)));
   ASSERT_NE(indexed, nullptr);
   EXPECT_EQ(indexed->format_version(), 3u);
 }
@@ -135,19 +135,19 @@ TEST(DataBlockHashIndexTest, OnlyTablesWithTheIndexAreFormat3) {
 // checksum error. Unverified, a bucket naming a restart the block lacks is
 // still an error, never an answer.
 TEST(DataBlockHashIndexTest, DamagedBucketsAreErrorsNeverWrongAnswers) {
-  const std::vector<Entry> entries = testing::MakeEntries(300, 1);
-  const std::string good = testing::BuildTable(entries, IndexedOptions(4096, 16));
-  std::vector<testing::Region> regions;
-  ASSERT_TRUE(testing::FindRegions(good, &regions));
-  const std::vector<testing::Region> data = testing::RegionsNamed(regions, "data");
+  const std::vector<Entry> entries = testutil::MakeEntries(300, 1);
+  const std::string good = testutil::BuildTable(entries, IndexedOptions(4096, 16));
+  std::vector<testutil::Region> regions;
+  ASSERT_TRUE(testutil::FindRegions(good, &regions));
+  const std::vector<testutil::Region> data = testutil::RegionsNamed(regions, "data");
   ASSERT_FALSE(data.empty());
 
   // Every bucket of every data block names restart 252: past the restarts
   // of 4 KiB blocks of interval 16.
   std::string bad = good;
-  for (const testing::Region& r : data) {
+  for (const testutil::Region& r : data) {
     const size_t end = r.begin + r.block_size();
-    ASSERT_NE(testing::GetFixed32(bad.data() + end - 4) & 0x80000000u, 0u);
+    ASSERT_NE(testutil::GetFixed32(bad.data() + end - 4) & 0x80000000u, 0u);
     const size_t buckets = static_cast<uint8_t>(bad[end - 6]) | size_t{static_cast<uint8_t>(bad[end - 5])} << 8;
     ASSERT_GT(buckets, 0u);
     for (size_t b = end - 6 - buckets; b < end - 6; ++b) bad[b] = static_cast<char>(252);
@@ -170,14 +170,14 @@ TEST(DataBlockHashIndexTest, DamagedBucketsAreErrorsNeverWrongAnswers) {
 // A format 2 table knows no index: a data block whose restart count has
 // the index's bit set is damage there, even with its checksum made good.
 TEST(DataBlockHashIndexTest, IndexFlagInAFormat2TableIsDamage) {
-  const std::vector<Entry> entries = testing::MakeEntries(300, 1);
-  std::string bytes = testing::BuildTable(entries, TableOptions());
-  std::vector<testing::Region> regions;
-  ASSERT_TRUE(testing::FindRegions(bytes, &regions));
-  const testing::Region first = testing::RegionsNamed(regions, "data").front();
+  const std::vector<Entry> entries = testutil::MakeEntries(300, 1);
+  std::string bytes = testutil::BuildTable(entries, TableOptions());
+  std::vector<testutil::Region> regions;
+  ASSERT_TRUE(testutil::FindRegions(bytes, &regions));
+  const testutil::Region first = testutil::RegionsNamed(regions, "data").front();
   const size_t count_at = first.begin + first.block_size() - 4;
   bytes[count_at + 3] = static_cast<char>(static_cast<uint8_t>(bytes[count_at + 3]) | 0x80);
-  testing::FixTrailer(&bytes, first, testing::Kind::kData);
+  testutil::FixTrailer(&bytes, first, testutil::Kind::kData);
   std::unique_ptr<Table> table = OpenTable(bytes);
   ASSERT_NE(table, nullptr);
   absl::StatusOr<LookupResult> got = table->Get(entries.front().key);

@@ -18,7 +18,7 @@
 namespace lsmbloom {
 namespace {
 
-using testing::Entry;
+using testutil::Entry;
 
 // A writable file that fails the Nth Append, or Sync, or Close.
 class FaultyWritableFile : public WritableFile {
@@ -101,7 +101,7 @@ class MisdirectedRandomAccessFile : public RandomAccessFile {
   uint64_t from_;
 };
 
-std::vector<Entry> Entries() { return testing::MakeEntries(3000, 17); }
+std::vector<Entry> Entries() { return testutil::MakeEntries(3000, 17); }
 
 TEST(FaultInjectionTest, EveryFailedWriteFailsTheBuildAndPublishesNothing) {
   const std::vector<Entry> entries = Entries();
@@ -155,7 +155,7 @@ TEST(FaultInjectionTest, FailedSyncOrCloseFailsTheBuildAndPublishesNothing) {
 
 TEST(FaultInjectionTest, ReadErrorsAndShortReadsAreErrorsNeverWrongAnswers) {
   const std::vector<Entry> entries = Entries();
-  const std::string bytes = testing::BuildTable(entries, TableOptions());
+  const std::string bytes = testutil::BuildTable(entries, TableOptions());
   std::mt19937_64 rng(5);
   for (int trial = 0; trial < 120; ++trial) {
     const uint64_t from = rng() % bytes.size();
@@ -167,11 +167,11 @@ TEST(FaultInjectionTest, ReadErrorsAndShortReadsAreErrorsNeverWrongAnswers) {
     for (size_t i = 0; i < entries.size(); ++i) {
       absl::StatusOr<LookupResult> got = (*table)->Get(entries[i].key);
       if (!got.ok()) continue;  // Clear error.
-      ASSERT_TRUE(testing::SameAsModel(*got, testing::ModelGet(entries, entries[i].key)))
+      ASSERT_TRUE(testutil::SameAsModel(*got, testutil::ModelGet(entries, entries[i].key)))
           << "trial " << trial << " key " << entries[i].key;
     }
     for (int i = 0; i < 200; ++i) {
-      absl::StatusOr<LookupResult> got = (*table)->Get(testing::AbsentKey(i, 9000));
+      absl::StatusOr<LookupResult> got = (*table)->Get(testutil::AbsentKey(i, 9000));
       if (!got.ok()) continue;
       ASSERT_EQ(got->kind, LookupResult::Kind::kNotFound) << "trial " << trial;
     }
@@ -192,20 +192,20 @@ TEST(FaultInjectionTest, ReadErrorsAndShortReadsAreErrorsNeverWrongAnswers) {
 
 TEST(FaultInjectionTest, ReadsServedFromAnotherOffsetOrFileAreErrorsNeverWrongAnswers) {
   const std::vector<Entry> entries = Entries();
-  const std::string bytes = testing::BuildTable(entries, TableOptions());
+  const std::string bytes = testutil::BuildTable(entries, TableOptions());
   // Same entries, another unique id: every block at the same offset with the
   // same bytes, only its trailer differs.
-  const std::string twin = testing::BuildTable(entries, TableOptions());
-  std::vector<testing::Region> regions;
-  ASSERT_TRUE(testing::FindRegions(bytes, &regions));
+  const std::string twin = testutil::BuildTable(entries, TableOptions());
+  std::vector<testutil::Region> regions;
+  ASSERT_TRUE(testutil::FindRegions(bytes, &regions));
   std::mt19937_64 rng(23);
   size_t misdirected = 0, refused_at_open = 0, filters_refused = 0;
-  for (const testing::Region& r : regions) {
+  for (const testutil::Region& r : regions) {
     if (!r.has_trailer) continue;
     // From another file at the same offset, and from another block of this
     // file (the next region that is at least as long).
     std::vector<std::pair<const std::string*, uint64_t>> sources = {{&twin, r.begin}};
-    const testing::Region& other = regions[rng() % regions.size()];
+    const testutil::Region& other = regions[rng() % regions.size()];
     if (other.begin != r.begin && other.begin + (r.end - r.begin) <= bytes.size()) {
       sources.push_back({&bytes, other.begin});
     }
@@ -233,7 +233,7 @@ TEST(FaultInjectionTest, ReadsServedFromAnotherOffsetOrFileAreErrorsNeverWrongAn
           ++errors;
           continue;
         }
-        ASSERT_TRUE(testing::SameAsModel(*got, testing::ModelGet(entries, e.key)))
+        ASSERT_TRUE(testutil::SameAsModel(*got, testutil::ModelGet(entries, e.key)))
             << r.name << " at " << r.begin << " read from " << from
             << (source == &twin ? " of the twin" : "") << ": key " << e.key;
       }
@@ -248,7 +248,7 @@ TEST(FaultInjectionTest, ReadsServedFromAnotherOffsetOrFileAreErrorsNeverWrongAn
 }
 
 TEST(FaultInjectionTest, TornFilesNeverOpen) {
-  const std::string bytes = testing::BuildTable(Entries(), TableOptions());
+  const std::string bytes = testutil::BuildTable(Entries(), TableOptions());
   // A torn write: the first part of the file, then garbage or zeros where
   // the rest should be.
   std::mt19937_64 rng(11);
@@ -265,7 +265,7 @@ TEST(FaultInjectionTest, TornFilesNeverOpen) {
     for (const Entry& e : entries) {
       absl::StatusOr<LookupResult> got = (*table)->Get(e.key);
       if (got.ok()) {
-        ASSERT_TRUE(testing::SameAsModel(*got, testing::ModelGet(entries, e.key)));
+        ASSERT_TRUE(testutil::SameAsModel(*got, testutil::ModelGet(entries, e.key)));
       }
     }
   }

@@ -49,7 +49,7 @@ void PutFixed64(std::string& s, size_t at, uint64_t v) {
 
 std::string SampleFilter() {
   std::vector<uint64_t> hashes;
-  for (uint64_t i = 0; i < 2000; ++i) hashes.push_back(testing::SplitMix64(i));
+  for (uint64_t i = 0; i < 2000; ++i) hashes.push_back(testutil::SplitMix64(i));
   return BuildFromHashes(hashes, 10, 0);
 }
 
@@ -74,7 +74,7 @@ TEST(FilterFormatTest, ChecksumsOnWideVectorsAreXxh3SixtyFour) {
   // must give what the portable code gives.
   std::string bytes(9000, '\0');
   for (size_t i = 0; i < bytes.size(); ++i) {
-    bytes[i] = static_cast<char>(testing::SplitMix64(i));
+    bytes[i] = static_cast<char>(testutil::SplitMix64(i));
   }
   size_t mismatches = 0, checked = 0;
   for (size_t len = 0; len <= bytes.size(); len += len < 300 ? 1 : 97) {

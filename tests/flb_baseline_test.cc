@@ -30,7 +30,7 @@ TEST(FlbBaselineTest, ProbesFollowFlbsTable) {
 
 std::vector<uint64_t> Hashes(uint64_t family, size_t n) {
   std::vector<uint64_t> h(n);
-  for (size_t i = 0; i < n; ++i) h[i] = testing::SplitMix64(i * 4 + family);
+  for (size_t i = 0; i < n; ++i) h[i] = testutil::SplitMix64(i * 4 + family);
   return h;
 }
 

@@ -43,7 +43,7 @@ std::vector<CallSite> RunnableSites() {
 
 std::vector<uint64_t> Hashes(uint64_t family, size_t n) {
   std::vector<uint64_t> hashes(n);
-  for (size_t i = 0; i < n; ++i) hashes[i] = testing::SplitMix64(i * 7919 + family);
+  for (size_t i = 0; i < n; ++i) hashes[i] = testutil::SplitMix64(i * 7919 + family);
   return hashes;
 }
 

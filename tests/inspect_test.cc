@@ -18,7 +18,7 @@
 namespace lsmbloom {
 namespace {
 
-using testing::Entry;
+using testutil::Entry;
 
 std::string TempPath(const std::string& name) {
   const char* dir = std::getenv("TEST_TMPDIR");
@@ -40,7 +40,7 @@ TEST(InspectTest, DataBlocksAgreeWithTheIndexPropertiesAndEntries) {
   TableOptions options;
   options.compression = Compression::kSnappy;
   options.block_size = 1024;
-  const std::vector<Entry> entries = testing::MakeEntries(5000, 1);
+  const std::vector<Entry> entries = testutil::MakeEntries(5000, 1);
   absl::StatusOr<InspectedTable> t = InspectedTable::Open(Write("dump.sst", entries, options));
   ASSERT_TRUE(t.ok()) << t.status();
   absl::StatusOr<std::vector<DataBlockInfo>> blocks = DescribeDataBlocks(*t);
@@ -88,7 +88,7 @@ TEST(InspectTest, DataBlocksOfIndexedTablesShowTheirHashIndexes) {
   TableOptions options;
   options.data_block_hash_index = true;
   options.compression = Compression::kSnappy;
-  const std::vector<Entry> entries = testing::MakeEntries(3000, 3);
+  const std::vector<Entry> entries = testutil::MakeEntries(3000, 3);
   absl::StatusOr<InspectedTable> t = InspectedTable::Open(Write("indexed.sst", entries, options));
   ASSERT_TRUE(t.ok()) << t.status();
   absl::StatusOr<std::vector<DataBlockInfo>> blocks = DescribeDataBlocks(*t);
@@ -108,7 +108,7 @@ TEST(InspectTest, FilterViewPlacesEveryFilterKeyAndCountsItsBits) {
   TableOptions options;
   options.prefix_extractor = NewFixedPrefixExtractor(5);
   absl::StatusOr<InspectedTable> t =
-      InspectedTable::Open(Write("view.sst", testing::MakeEntries(3000, 2), options));
+      InspectedTable::Open(Write("view.sst", testutil::MakeEntries(3000, 2), options));
   ASSERT_TRUE(t.ok()) << t.status();
   const FilterView& f = t->filter();
   ASSERT_NE(f.blocked(), nullptr);
@@ -148,7 +148,7 @@ TEST(InspectTest, BuiltinPoliciesAndExtractorsByName) {
 }
 
 TEST(InspectTest, AFileCutShortOrAppendedToSaysSoInsteadOfBadMagic) {
-  const std::string path = Write("whole.sst", testing::MakeEntries(100, 3), TableOptions());
+  const std::string path = Write("whole.sst", testutil::MakeEntries(100, 3), TableOptions());
   std::ifstream in(path, std::ios::binary);
   const std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto open_as = [&](const std::string& bytes) {

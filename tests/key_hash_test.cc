@@ -21,11 +21,11 @@ TEST(KeyHashTest, EveryLengthMatchesLibxxhashForManySeeds) {
   size_t mismatches = 0, checked = 0;
   for (uint64_t trial = 0; trial < 2000; ++trial) {
     for (size_t i = 0; i < bytes.size(); ++i) {
-      bytes[i] = static_cast<char>(testing::SplitMix64(trial * 1000 + i));
+      bytes[i] = static_cast<char>(testutil::SplitMix64(trial * 1000 + i));
     }
     // Seed 0 (the default), small seeds, and seeds with high bits set, which
     // the 4-8 byte path folds into its upper half.
-    const uint64_t seed = trial % 3 == 0 ? 0 : trial % 3 == 1 ? trial : testing::SplitMix64(trial);
+    const uint64_t seed = trial % 3 == 0 ? 0 : trial % 3 == 1 ? trial : testutil::SplitMix64(trial);
     const HashSpec spec{HashId::kXxh3_64, seed};
     for (size_t len = 0; len <= 40; ++len) {
       // The key at an odd offset too: the inline path reads unaligned.
@@ -56,7 +56,7 @@ TEST(KeyHashTest, BatchMatchesOneByOne) {
   std::vector<std::string> keys;
   for (size_t len = 0; len <= 64; ++len) {
     std::string key(len, '\0');
-    for (size_t i = 0; i < len; ++i) key[i] = static_cast<char>(testing::SplitMix64(len * 64 + i));
+    for (size_t i = 0; i < len; ++i) key[i] = static_cast<char>(testutil::SplitMix64(len * 64 + i));
     keys.push_back(key);
   }
   std::vector<std::string_view> views(keys.begin(), keys.end());

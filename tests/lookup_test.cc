@@ -16,7 +16,7 @@
 namespace lsmbloom {
 namespace {
 
-using testing::Entry;
+using testutil::Entry;
 using Kind = LookupResult::Kind;
 
 std::shared_ptr<const Table> MakeTable(std::vector<Entry> entries,
@@ -24,7 +24,7 @@ std::shared_ptr<const Table> MakeTable(std::vector<Entry> entries,
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     return a.key != b.key ? a.key < b.key : a.seq > b.seq;
   });
-  auto table = Table::Open(NewMemRandomAccessFile(testing::BuildTable(entries, options)));
+  auto table = Table::Open(NewMemRandomAccessFile(testutil::BuildTable(entries, options)));
   EXPECT_TRUE(table.ok()) << table.status();
   return std::shared_ptr<const Table>(std::move(*table));
 }
@@ -207,8 +207,8 @@ TEST(LookupTest, OverlappingFilesInOneLevelAreRejected) {
 TEST(LookupTest, UntrustedFilterFileStillAnswersCorrectly) {
   Lsm lsm;
   std::vector<Entry> entries;
-  for (int i = 0; i < 2000; ++i) entries.push_back(Put(testing::TableKey(i), 5, "v"));
-  std::string bytes = testing::BuildTable(entries, TableOptions());
+  for (int i = 0; i < 2000; ++i) entries.push_back(Put(testutil::TableKey(i), 5, "v"));
+  std::string bytes = testutil::BuildTable(entries, TableOptions());
   bytes[bytes.find("LBBF") + 200] ^= 1;  // Corrupt the filter bits.
   auto table = Table::Open(NewMemRandomAccessFile(bytes));
   ASSERT_TRUE(table.ok());
@@ -216,7 +216,7 @@ TEST(LookupTest, UntrustedFilterFileStillAnswersCorrectly) {
   VersionEdit edit;
   edit.added.push_back({1, 1, std::shared_ptr<const Table>(std::move(*table))});
   ASSERT_TRUE(lsm.set.Apply(edit).ok());
-  for (int i = 0; i < 2000; ++i) ExpectAnswer(lsm.set, testing::TableKey(i), Kind::kFound, "v");
+  for (int i = 0; i < 2000; ++i) ExpectAnswer(lsm.set, testutil::TableKey(i), Kind::kFound, "v");
   EXPECT_EQ(lsm.set.stats().levels[1].filters_checked, 0u);
 }
 
@@ -229,7 +229,7 @@ void BuildRandomLsm(Lsm& lsm, int keys, uint64_t seed) {
   for (int f = 0; f < 8; ++f) {
     std::vector<Entry> e;
     for (int i = f * keys / 8; i < (f + 1) * keys / 8; ++i) {
-      e.push_back(Put(testing::TableKey(i * 2), seq++, "l2-" + std::to_string(i)));
+      e.push_back(Put(testutil::TableKey(i * 2), seq++, "l2-" + std::to_string(i)));
     }
     lsm.AddFile(2, e);
   }
@@ -238,8 +238,8 @@ void BuildRandomLsm(Lsm& lsm, int keys, uint64_t seed) {
     std::vector<Entry> e;
     const int lo = f * keys / 3, hi = lo + keys / 6;
     for (int i = lo; i < hi; i += 3) {
-      e.push_back(rng() % 4 == 0 ? Del(testing::TableKey(i * 2), seq++)
-                                 : Put(testing::TableKey(i * 2), seq++, "l1-" + std::to_string(i)));
+      e.push_back(rng() % 4 == 0 ? Del(testutil::TableKey(i * 2), seq++)
+                                 : Put(testutil::TableKey(i * 2), seq++, "l1-" + std::to_string(i)));
     }
     lsm.AddFile(1, e);
   }
@@ -247,7 +247,7 @@ void BuildRandomLsm(Lsm& lsm, int keys, uint64_t seed) {
   for (int f = 0; f < 4; ++f) {
     std::map<std::string, Entry> e;
     for (int i = 0; i < keys / 20; ++i) {
-      const std::string k = testing::TableKey((rng() % keys) * 2);
+      const std::string k = testutil::TableKey((rng() % keys) * 2);
       e[k] = rng() % 5 == 0 ? Del(k, seq++) : Put(k, seq++, "l0-" + std::to_string(f));
     }
     std::vector<Entry> v;
@@ -266,7 +266,7 @@ void ExpectMultiGetMatchesModel(const Lsm& lsm, const std::vector<std::string>& 
     ASSERT_EQ(results.size(), batch.size());
     for (size_t i = 0; i < batch.size(); ++i) {
       ASSERT_TRUE(results[i].ok());
-      ASSERT_TRUE(testing::SameAsModel(*results[i], lsm.Expected(std::string(batch[i]))))
+      ASSERT_TRUE(testutil::SameAsModel(*results[i], lsm.Expected(std::string(batch[i]))))
           << batch[i];
     }
   }
@@ -278,12 +278,12 @@ TEST(LookupTest, RandomLsmMatchesModelAndMultiGetMatchesGet) {
   BuildRandomLsm(lsm, keys, 1);
   std::vector<std::string> probes;
   for (int i = 0; i < keys * 2 + 10; i += 1)
-    probes.push_back(testing::TableKey(i));  // Odd: absent.
+    probes.push_back(testutil::TableKey(i));  // Odd: absent.
   size_t wrong = 0;
   for (const std::string& k : probes) {
     absl::StatusOr<LookupResult> got = lsm.set.Get(k);
     ASSERT_TRUE(got.ok());
-    wrong += !testing::SameAsModel(*got, lsm.Expected(k));
+    wrong += !testutil::SameAsModel(*got, lsm.Expected(k));
   }
   EXPECT_EQ(wrong, 0u);
   ExpectMultiGetMatchesModel(lsm, probes);
@@ -299,9 +299,9 @@ TEST(LookupTest, GetWithCountersOffMatchesModelIntoOneReusedResult) {
   LookupResult result;
   size_t wrong = 0, not_found = 0;
   for (int i = 0; i < keys * 2 + 10; ++i) {
-    const std::string k = testing::TableKey(i);  // Odd: absent.
+    const std::string k = testutil::TableKey(i);  // Odd: absent.
     ASSERT_TRUE(lsm.set.Get(k, &result).ok());
-    wrong += !testing::SameAsModel(result, lsm.Expected(k));
+    wrong += !testutil::SameAsModel(result, lsm.Expected(k));
     wrong += result.kind == Kind::kNotFound && !result.value.empty();  // No stale value.
     not_found += result.kind == Kind::kNotFound;
   }
@@ -316,7 +316,7 @@ TEST(LookupTest, MultiGetWithCountersOffMatchesModel) {
   const int keys = 40000;
   BuildRandomLsm(lsm, keys, 2);
   std::vector<std::string> probes;
-  for (int i = 0; i < keys * 2 + 10; ++i) probes.push_back(testing::TableKey(i));  // Odd: absent.
+  for (int i = 0; i < keys * 2 + 10; ++i) probes.push_back(testutil::TableKey(i));  // Odd: absent.
   ExpectMultiGetMatchesModel(lsm, probes);
   // An empty key whose view has no data at all.
   const std::vector<std::string_view> empty = {std::string_view(), probes[0]};
@@ -324,7 +324,7 @@ TEST(LookupTest, MultiGetWithCountersOffMatchesModel) {
   ASSERT_TRUE(results[0].ok());
   EXPECT_EQ(results[0]->kind, Kind::kNotFound);
   ASSERT_TRUE(results[1].ok());
-  EXPECT_TRUE(testing::SameAsModel(*results[1], lsm.Expected(probes[0])));
+  EXPECT_TRUE(testutil::SameAsModel(*results[1], lsm.Expected(probes[0])));
 }
 
 // Past the file count for which a version precomputes every key range's
@@ -335,14 +335,14 @@ TEST(LookupTest, VersionsOfManyFilesAnswerAsTheModel) {
   uint64_t seq = 1;
   for (int f = 0; f < 300; ++f) {  // Level 2: three keys a file.
     std::vector<Entry> e;
-    for (int i = 3 * f; i < 3 * f + 3; ++i) e.push_back(Put(testing::TableKey(2 * i), seq++, "l2"));
+    for (int i = 3 * f; i < 3 * f + 3; ++i) e.push_back(Put(testutil::TableKey(2 * i), seq++, "l2"));
     lsm.AddFile(2, e);
   }
   for (int f = 0; f < 25; ++f) {  // Level 1: overwrites and deletes.
     std::vector<Entry> e;
     for (int i = 36 * f; i < 36 * f + 30; i += 5) {
-      e.push_back(i % 2 == 0 ? Put(testing::TableKey(2 * i), seq++, "l1")
-                             : Del(testing::TableKey(2 * i), seq++));
+      e.push_back(i % 2 == 0 ? Put(testutil::TableKey(2 * i), seq++, "l1")
+                             : Del(testutil::TableKey(2 * i), seq++));
     }
     lsm.AddFile(1, e);
   }
@@ -350,7 +350,7 @@ TEST(LookupTest, VersionsOfManyFilesAnswerAsTheModel) {
   for (int f = 0; f < 5; ++f) {  // Level 0: random keys.
     std::map<std::string, Entry> e;
     for (int i = 0; i < 40; ++i) {
-      const std::string k = testing::TableKey(2 * (rng() % 900));
+      const std::string k = testutil::TableKey(2 * (rng() % 900));
       e[k] = Put(k, seq++, "l0-" + std::to_string(f));
     }
     std::vector<Entry> v;
@@ -359,15 +359,15 @@ TEST(LookupTest, VersionsOfManyFilesAnswerAsTheModel) {
   }
   ASSERT_GT(lsm.next_file - 1, 256u);
   std::vector<std::string> probes;
-  for (int i = 0; i < 1810; ++i) probes.push_back(testing::TableKey(i));
+  for (int i = 0; i < 1810; ++i) probes.push_back(testutil::TableKey(i));
   std::vector<std::string_view> batch(probes.begin(), probes.end());
   auto multi = lsm.set.MultiGet(batch);
   size_t wrong = 0;
   for (size_t i = 0; i < probes.size(); ++i) {
     absl::StatusOr<LookupResult> got = lsm.set.Get(probes[i]);
     ASSERT_TRUE(got.ok() && multi[i].ok());
-    wrong += !testing::SameAsModel(*got, lsm.Expected(probes[i]));
-    wrong += !testing::SameAsModel(*multi[i], lsm.Expected(probes[i]));
+    wrong += !testutil::SameAsModel(*got, lsm.Expected(probes[i]));
+    wrong += !testutil::SameAsModel(*multi[i], lsm.Expected(probes[i]));
   }
   EXPECT_EQ(wrong, 0u);
 }
@@ -380,7 +380,7 @@ TEST(LookupTest, GetIntoOneResultAnswersAsModelAndReusesItsValue) {
   const int keys = 20000;
   BuildRandomLsm(lsm, keys, 2);
   std::vector<std::string> probes;
-  for (int i = 0; i < keys * 2 + 10; ++i) probes.push_back(testing::TableKey(i));
+  for (int i = 0; i < keys * 2 + 10; ++i) probes.push_back(testutil::TableKey(i));
   std::shuffle(probes.begin(), probes.end(), std::mt19937_64(5));
   LookupResult result;
   result.value.reserve(64);  // Longer than any value here.
@@ -388,7 +388,7 @@ TEST(LookupTest, GetIntoOneResultAnswersAsModelAndReusesItsValue) {
   size_t wrong = 0, stale = 0;
   for (const std::string& k : probes) {
     ASSERT_TRUE(lsm.set.Get(k, &result).ok()) << k;
-    wrong += !testing::SameAsModel(result, lsm.Expected(k));
+    wrong += !testutil::SameAsModel(result, lsm.Expected(k));
     stale += result.kind == Kind::kNotFound && (!result.value.empty() || result.sequence != 0);
   }
   EXPECT_EQ(wrong, 0u);
@@ -402,11 +402,11 @@ TEST(LookupTest, GetIntoOneResultAnswersAsModelAndReusesItsValue) {
 TEST(LookupTest, MultiGetOverCorruptTablesAnswersAsGetAndNeverWrongly) {
   std::vector<Entry> entries;
   for (int i = 0; i < 3000; ++i) {
-    entries.push_back(Put(testing::TableKey(i * 2), i + 1, "v" + std::to_string(i)));
+    entries.push_back(Put(testutil::TableKey(i * 2), i + 1, "v" + std::to_string(i)));
   }
-  const std::string good = testing::BuildTable(entries, TableOptions());
+  const std::string good = testutil::BuildTable(entries, TableOptions());
   std::vector<std::string> probes;
-  for (int i = 0; i < 6000; ++i) probes.push_back(testing::TableKey(i));  // Odd: absent.
+  for (int i = 0; i < 6000; ++i) probes.push_back(testutil::TableKey(i));  // Odd: absent.
   const std::vector<std::string_view> views(probes.begin(), probes.end());
   std::mt19937_64 rng(17);
   size_t opened = 0, errors = 0;
@@ -436,8 +436,8 @@ TEST(LookupTest, MultiGetOverCorruptTablesAnswersAsGetAndNeverWrongly) {
         continue;
       }
       const LookupResult want = i % 2 == 0 ? Expected(entries[i / 2]) : LookupResult();
-      ASSERT_TRUE(testing::SameAsModel(*batch[i], want)) << probes[i] << " flip " << flip;
-      ASSERT_TRUE(testing::SameAsModel(*one, want)) << probes[i] << " flip " << flip;
+      ASSERT_TRUE(testutil::SameAsModel(*batch[i], want)) << probes[i] << " flip " << flip;
+      ASSERT_TRUE(testutil::SameAsModel(*one, want)) << probes[i] << " flip " << flip;
     }
   }
   EXPECT_GT(opened, 100u);
@@ -483,7 +483,7 @@ TEST(LookupTest, MultiGetCountsExactlyWhatTheSameGetsCount) {
   const int keys = 20000;
   BuildRandomLsm(lsm, keys, 2);
   std::vector<std::string> probes;
-  for (int i = 0; i < keys * 2 + 10; ++i) probes.push_back(testing::TableKey(i));
+  for (int i = 0; i < keys * 2 + 10; ++i) probes.push_back(testutil::TableKey(i));
   probes.push_back("");          // Below every file.
   probes.push_back("\xff\xff");  // Above every file.
   for (const std::string& k : probes) ASSERT_TRUE(lsm.set.Get(k).ok());
@@ -516,15 +516,15 @@ TEST(LookupTest, PredictionOfTheChecksWeighsEachFileByHowOftenLookupsConsultedIt
   // should see; the prediction of the checks does not.
   Lsm lsm;
   std::vector<Entry> large, tiny;
-  for (int i = 0; i < 30000; ++i) large.push_back(Put(testing::TableKey(2 * i), 1, "v"));
-  for (int i = 0; i < 3; ++i) tiny.push_back(Put(testing::TableKey(100000 + i), 1, "v"));
+  for (int i = 0; i < 30000; ++i) large.push_back(Put(testutil::TableKey(2 * i), 1, "v"));
+  for (int i = 0; i < 3; ++i) tiny.push_back(Put(testutil::TableKey(100000 + i), 1, "v"));
   lsm.AddFile(1, large);
   lsm.AddFile(1, tiny);
   const double large_fpr = lsm.set.files()[1][0].table->whole_key_filter()->predicted_fpr();
   ASSERT_GT(large_fpr, 0.005);
 
   lsm.set.ResetStats();
-  for (int i = 0; i < 29999; ++i) ASSERT_TRUE(lsm.set.Get(testing::TableKey(2 * i + 1)).ok());
+  for (int i = 0; i < 29999; ++i) ASSERT_TRUE(lsm.set.Get(testutil::TableKey(2 * i + 1)).ok());
   LevelStats l = lsm.set.stats().levels[1];
   EXPECT_EQ(l.negative_checks(), 29999u);
   EXPECT_NEAR(l.predicted_fpr_of_checks(), large_fpr, 1e-9);
@@ -536,7 +536,7 @@ TEST(LookupTest, PredictionOfTheChecksWeighsEachFileByHowOftenLookupsConsultedIt
 
   // Keys the file has are no trial of its false-positive rate.
   lsm.set.ResetStats();
-  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(lsm.set.Get(testing::TableKey(2 * i)).ok());
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(lsm.set.Get(testutil::TableKey(2 * i)).ok());
   l = lsm.set.stats().levels[1];
   EXPECT_EQ(l.filters_checked, 1000u);
   EXPECT_EQ(l.negative_checks(), 0u);
@@ -550,7 +550,7 @@ TEST(LookupTest, CountersShowFiltersSkippingFilesAtAboutThePredictedRate) {
   Lsm lsm;
   BuildRandomLsm(lsm, 40000, 2);
   lsm.set.ResetStats();
-  for (int i = 0; i < 40000; ++i) ASSERT_TRUE(lsm.set.Get(testing::TableKey(i * 2 + 1)).ok());
+  for (int i = 0; i < 40000; ++i) ASSERT_TRUE(lsm.set.Get(testutil::TableKey(i * 2 + 1)).ok());
   const LookupStats s = lsm.set.stats();
   EXPECT_EQ(s.lookups, 40000u);
   for (int level : {0, 1, 2}) {
@@ -581,7 +581,7 @@ TEST(LookupTest, StatsShowEachLevelsBitsPerKeyAndFalsePositiveReadsAsPredicted) 
   Lsm lsm;
   std::vector<Entry> l0a, l0b, l1, l2;
   for (int i = 0; i < 60000; ++i) {
-    const std::string key = testing::TableKey(2 * i);
+    const std::string key = testutil::TableKey(2 * i);
     l2.push_back(Put(key, 1, "v"));
     if (i % 3 == 0) l1.push_back(Put(key, 2, "v"));
     if (i % 12 == 0 || i == 59999) l0a.push_back(Put(key, 3, "v"));
@@ -592,7 +592,7 @@ TEST(LookupTest, StatsShowEachLevelsBitsPerKeyAndFalsePositiveReadsAsPredicted) 
   lsm.AddFile(0, l0a, WithBitsPerKey(16));
   lsm.AddFile(0, l0b, WithBitsPerKey(16));
   lsm.set.ResetStats();
-  for (int i = 0; i < 60000; ++i) ASSERT_TRUE(lsm.set.Get(testing::TableKey(2 * i + 1)).ok());
+  for (int i = 0; i < 60000; ++i) ASSERT_TRUE(lsm.set.Get(testutil::TableKey(2 * i + 1)).ok());
   const LookupStats s = lsm.set.stats();
   // Filters round up to whole 64-byte blocks: a little above what was asked.
   EXPECT_NEAR(s.levels[0].bits_per_key, 16, 0.2);
@@ -626,10 +626,10 @@ TEST(LookupTest, FiltersOffAndLastLevelSkipGiveTheSameAnswers) {
   BuildRandomLsm(b, 10000, 3);
   BuildRandomLsm(c, 10000, 3);
   for (int i = 0; i < 20000; ++i) {
-    const std::string k = testing::TableKey(i);
+    const std::string k = testutil::TableKey(i);
     auto x = a.set.Get(k), y = b.set.Get(k), z = c.set.Get(k);
     ASSERT_TRUE(x.ok() && y.ok() && z.ok());
-    ASSERT_TRUE(testing::SameAsModel(*y, *x) && testing::SameAsModel(*z, *x)) << k;
+    ASSERT_TRUE(testutil::SameAsModel(*y, *x) && testutil::SameAsModel(*z, *x)) << k;
   }
   EXPECT_EQ(b.set.stats().levels[2].filters_checked, 0u);
   EXPECT_EQ(c.set.stats().levels[2].filters_checked, 0u);
@@ -643,7 +643,7 @@ TEST(LookupTest, ConcurrentReadersWhileFilesAreSwapped) {
   const int n = 4000;
   std::vector<Entry> all, lo, hi;
   for (int i = 0; i < n; ++i) {
-    Entry e = Put(testing::TableKey(i * 2), 7, "v" + std::to_string(i));
+    Entry e = Put(testutil::TableKey(i * 2), 7, "v" + std::to_string(i));
     all.push_back(e);
     (i < n / 2 ? lo : hi).push_back(e);
   }
@@ -660,11 +660,11 @@ TEST(LookupTest, ConcurrentReadersWhileFilesAreSwapped) {
       std::mt19937_64 rng(t);
       while (!stop.load()) {
         const int i = rng() % n;
-        auto got = set.Get(testing::TableKey(i * 2));
+        auto got = set.Get(testutil::TableKey(i * 2));
         if (!got.ok() || got->kind != Kind::kFound || got->value != "v" + std::to_string(i)) {
           ++wrong;
         }
-        auto absent = set.Get(testing::TableKey(i * 2 + 1));
+        auto absent = set.Get(testutil::TableKey(i * 2 + 1));
         if (!absent.ok() || absent->kind != Kind::kNotFound) ++wrong;
         lookups += 2;
       }
@@ -711,8 +711,8 @@ TEST(LookupTest, ConcurrentGetAndMultiGetWhileL0AndLevelsChange) {
   // (a lookup that missed level 1 would return the stale value) and an
   // absent key is not found.
   const int n = 3000;
-  auto present = [](int i) { return testing::TableKey(i * 2); };
-  auto absent = [](int i) { return testing::TableKey(i * 2 + 1); };  // Between present keys.
+  auto present = [](int i) { return testutil::TableKey(i * 2); };
+  auto absent = [](int i) { return testutil::TableKey(i * 2 + 1); };  // Between present keys.
   auto value = [](int i) { return "v" + std::to_string(i); };
   std::vector<Entry> stale, all, lo, hi;
   for (int i = 0; i < n; ++i) {

@@ -25,7 +25,7 @@ class SimdTargetsTest : public ::testing::Test {
 std::vector<uint64_t> Hashes(uint64_t family, size_t n) {
   std::vector<uint64_t> hashes(n);
   for (size_t i = 0; i < n; ++i) {
-    hashes[i] = testing::SplitMix64(i * 1000003 + family);
+    hashes[i] = testutil::SplitMix64(i * 1000003 + family);
   }
   return hashes;
 }

@@ -25,7 +25,7 @@ namespace {
 std::string ProbeKey(uint64_t i) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "sst_inspect.probe.%016llx",
-                static_cast<unsigned long long>(testing::SplitMix64(i)));
+                static_cast<unsigned long long>(testutil::SplitMix64(i)));
   return buf;
 }
 
@@ -47,7 +47,7 @@ TEST(SstInspectFilterTest, ProbesPresentInTheTableAreExcluded) {
 
 TEST(SstInspectFilterTest, HealthOfALargerTableMatchesTheModel) {
   const std::string path = TempPath("large.sst");
-  const std::vector<Entry> entries = testing::MakeEntries(60000, 3);
+  const std::vector<Entry> entries = testutil::MakeEntries(60000, 3);
   WriteTable(path, entries, TableOptions());
   RunResult r = RunTool("filter --json --probes=50000 " + Shell(path));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -82,7 +82,7 @@ TEST(SstInspectFilterTest, PrefixFiltersAreRecomputedAndVerified) {
   TableOptions options;
   options.prefix_extractor = NewFixedPrefixExtractor(6);
   const std::string path = TempPath("prefix.sst");
-  WriteTable(path, testing::MakeEntries(3000, 1), options);
+  WriteTable(path, testutil::MakeEntries(3000, 1), options);
   RunResult r = RunTool("filter --json --probes=100 " + Shell(path));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json file = FirstFile(r.out);
@@ -95,7 +95,7 @@ TEST(SstInspectFilterTest, PrefixFiltersAreRecomputedAndVerified) {
 }
 
 TEST(SstInspectFilterTest, TablesWithoutABlockedFilter) {
-  std::vector<Entry> entries = testing::MakeEntries(500, 2);
+  std::vector<Entry> entries = testutil::MakeEntries(500, 2);
   const std::string none = TempPath("no_filter.sst");
   TableOptions options;
   options.filter_policy = nullptr;
@@ -153,8 +153,8 @@ uint64_t Xxh3(const char* data, size_t n) { return KeyHash(std::string_view(data
 
 // Recomputes the filter block's trailer for its place (docs/FORMAT.md).
 void FixTrailer(std::string* file, const FilterBlock& f) {
-  testing::FixTrailer(file, {"filter", f.offset, f.offset + f.size + testing::kTrailerSize, true},
-                      testing::Kind::kFilter);
+  testutil::FixTrailer(file, {"filter", f.offset, f.offset + f.size + testutil::kTrailerSize, true},
+                      testutil::Kind::kFilter);
 }
 
 // Recomputes the filter's own checksums (bits, then header) and the trailer.
@@ -270,12 +270,12 @@ TEST_F(SstInspectDamageTest, VerifyNamesEachBlockFromAnotherTable) {
   const std::string other_path = TempPath("other.sst");
   WriteTable(other_path, GoldenEntries(), options);
   const std::string other = ReadFile(other_path);
-  std::vector<testing::Region> regions;
-  ASSERT_TRUE(testing::FindRegions(good_, &regions));
-  const std::vector<testing::Region> data = testing::RegionsNamed(regions, "data");
+  std::vector<testutil::Region> regions;
+  ASSERT_TRUE(testutil::FindRegions(good_, &regions));
+  const std::vector<testutil::Region> data = testutil::RegionsNamed(regions, "data");
   ASSERT_EQ(data.size(), 5u);
   std::string bad = good_;
-  for (size_t i : {1, 3}) testing::CopyRegion(&bad, data[i], other, data[i].begin);
+  for (size_t i : {1, 3}) testutil::CopyRegion(&bad, data[i], other, data[i].begin);
   const RunResult r = VerifyDamaged(bad);
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("2 of 5 data blocks damaged"), std::string::npos) << r.out;
@@ -291,20 +291,20 @@ TEST_F(SstInspectDamageTest, VerifyNamesEachBlockFromAnotherTable) {
 TEST(SstInspectPlacementTest, VerifyNamesSwappedBlocksAndWhereEachBelongs) {
   std::vector<Entry> entries;
   for (int i = 0; i < 400; ++i) {
-    entries.push_back({testing::TableKey(i), 1, EntryType::kValue, "value-of-fixed-size"});
+    entries.push_back({testutil::TableKey(i), 1, EntryType::kValue, "value-of-fixed-size"});
   }
   TableOptions options;
   options.block_size = 512;
   const std::string path = TempPath("swapped.sst");
   WriteTable(path, entries, options);
   std::string bytes = ReadFile(path);
-  std::vector<testing::Region> regions;
-  ASSERT_TRUE(testing::FindRegions(bytes, &regions));
-  const std::vector<testing::Region> data = testing::RegionsNamed(regions, "data");
-  const auto pairs = testing::SameSizePairs(data);
+  std::vector<testutil::Region> regions;
+  ASSERT_TRUE(testutil::FindRegions(bytes, &regions));
+  const std::vector<testutil::Region> data = testutil::RegionsNamed(regions, "data");
+  const auto pairs = testutil::SameSizePairs(data);
   ASSERT_FALSE(pairs.empty());
   const auto [i, j] = pairs.back();
-  testing::SwapRegions(&bytes, data[i], data[j]);
+  testutil::SwapRegions(&bytes, data[i], data[j]);
   WriteFile(path, bytes);
   const RunResult r = RunTool("verify " + Shell(path));
   EXPECT_EQ(r.exit_code, 1) << r.out;
@@ -368,7 +368,7 @@ class DroppingPolicy : public FilterPolicy {
 };
 
 TEST(SstInspectMismatchTest, FilterMissingKeysIsCaughtByVerifyFilterAndGet) {
-  const std::vector<Entry> entries = testing::MakeEntries(3000, 4);
+  const std::vector<Entry> entries = testutil::MakeEntries(3000, 4);
   TableOptions options;
   options.filter_policy = std::make_shared<DroppingPolicy>();
   const std::string path = TempPath("mismatched.sst");
@@ -425,7 +425,7 @@ TEST(SstInspectMismatchTest, UnknownPolicyIsAWarningNotAProblem) {
   TableOptions options;
   options.filter_policy = std::make_shared<UnknownPolicy>();
   const std::string path = TempPath("unknown_policy.sst");
-  WriteTable(path, testing::MakeEntries(300, 6), options);
+  WriteTable(path, testutil::MakeEntries(300, 6), options);
   RunResult r = RunTool("props " + Shell(path));
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("NOT USED, lookups go unfiltered: UNIMPLEMENTED: filter policy "
@@ -441,7 +441,7 @@ TEST(SstInspectMismatchTest, UnknownPolicyIsAWarningNotAProblem) {
 // ---------------------------------------------------------------- filter probes
 
 TEST(SstInspectFilterTest, ProbesInsideTheKeyRangeAndFromAKeysFile) {
-  const std::vector<Entry> entries = testing::MakeEntries(20000, 1);
+  const std::vector<Entry> entries = testutil::MakeEntries(20000, 1);
   const std::string path = TempPath("probes.sst");
   WriteTable(path, entries, TableOptions());
   const std::string keys = TempPath("probe_keys.txt");

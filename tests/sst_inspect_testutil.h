@@ -25,7 +25,7 @@
 namespace lsmbloom {
 namespace inspect_test {
 
-using testing::Entry;
+using testutil::Entry;
 // The tool's JSON documents, read back.
 using Json = nlohmann::json;
 

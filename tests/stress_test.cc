@@ -48,7 +48,7 @@ class MiniLsm {
   // `compact_at` files.
   void Flush(size_t compact_at) {
     if (mem_.empty()) return;
-    std::vector<testing::Entry> entries;
+    std::vector<testutil::Entry> entries;
     for (const auto& [k, v] : mem_) {
       entries.push_back(
           {k, v.seq, v.value ? EntryType::kValue : EntryType::kDeletion, v.value.value_or("")});
@@ -63,7 +63,7 @@ class MiniLsm {
   // Merges every L0 and L1 file into new L1 files. L1 is the last level, so
   // tombstones (and all older versions) can go.
   void Compact() {
-    std::map<std::string, testing::Entry> newest;
+    std::map<std::string, testutil::Entry> newest;
     VersionEdit edit;
     const std::vector<std::vector<TableFile>> files = set_.files();
     for (int level : {0, 1}) {
@@ -80,7 +80,7 @@ class MiniLsm {
         ASSERT_TRUE(it->status().ok());
       }
     }
-    std::vector<testing::Entry> run;
+    std::vector<testutil::Entry> run;
     for (auto& [k, e] : newest) {
       if (e.type == EntryType::kDeletion) continue;
       run.push_back(std::move(e));
@@ -99,10 +99,10 @@ class MiniLsm {
  private:
   // Every other table has hash indexes in its data blocks (format 3), so
   // the set mixes both formats.
-  std::shared_ptr<const Table> Build(const std::vector<testing::Entry>& entries) const {
+  std::shared_ptr<const Table> Build(const std::vector<testutil::Entry>& entries) const {
     TableOptions options;
     options.data_block_hash_index = next_file_ % 2 == 0;
-    auto t = Table::Open(NewMemRandomAccessFile(testing::BuildTable(entries, options)));
+    auto t = Table::Open(NewMemRandomAccessFile(testutil::BuildTable(entries, options)));
     EXPECT_TRUE(t.ok());
     return std::shared_ptr<const Table>(std::move(*t));
   }
@@ -120,7 +120,7 @@ TEST(StressTest, RandomOperationsMatchAnExactModel) {
   const int kKeySpace = 20000;
   size_t checked = 0, wrong = 0;
   for (int op = 0; op < 150000; ++op) {
-    const std::string key = testing::TableKey(rng() % kKeySpace);
+    const std::string key = testutil::TableKey(rng() % kKeySpace);
     const int what = rng() % 100;
     if (what < 45) {
       const std::string value = "v" + std::to_string(op);
@@ -140,7 +140,7 @@ TEST(StressTest, RandomOperationsMatchAnExactModel) {
       // A batch through MultiGet, for keys the memtable does not shadow.
       std::vector<std::string> keys;
       for (int i = 0; i < 64; ++i) {
-        const std::string k = testing::TableKey(rng() % kKeySpace);
+        const std::string k = testutil::TableKey(rng() % kKeySpace);
         if (!lsm.InMemtable(k)) keys.push_back(k);
       }
       std::vector<std::string_view> views(keys.begin(), keys.end());

@@ -23,15 +23,15 @@
 namespace lsmbloom {
 namespace {
 
-using testing::Entry;
-using testing::FindRegions;
-using testing::kTrailerSize;
-using testing::Region;
+using testutil::Entry;
+using testutil::FindRegions;
+using testutil::kTrailerSize;
+using testutil::Region;
 
 std::vector<Entry> SmallEntries() {
   std::vector<Entry> entries;
   for (int i = 0; i < 1500; ++i) {
-    entries.push_back({testing::TableKey(i * 2), 10,
+    entries.push_back({testutil::TableKey(i * 2), 10,
                        i % 9 == 0 ? EntryType::kDeletion : EntryType::kValue,
                        i % 9 == 0 ? "" : "v" + std::to_string(i)});
   }
@@ -73,10 +73,10 @@ size_t SilentWrongAnswers(const std::string& bytes, const std::vector<Entry>& en
       ++*errors;
       continue;
     }
-    wrong += !testing::SameAsModel(*got, testing::ModelGet(entries, e.key));
+    wrong += !testutil::SameAsModel(*got, testutil::ModelGet(entries, e.key));
   }
   for (int i = 0; i < 300; ++i) {
-    absl::StatusOr<LookupResult> got = (*table)->Get(testing::AbsentKey(i, 3000));
+    absl::StatusOr<LookupResult> got = (*table)->Get(testutil::AbsentKey(i, 3000));
     if (!got.ok()) {
       ++*errors;
       continue;
@@ -91,13 +91,13 @@ size_t SilentWrongAnswers(const std::string& bytes, const std::vector<Entry>& en
 // reports memcpy-param-overlap if it were a memcpy).
 TEST(TableCorruptionTest, CopyRegionWithinOneFileMayOverlap) {
   std::string file = "0123456789";
-  testing::CopyRegion(&file, Region{"data", 2, 8, false}, file, 0);
+  testutil::CopyRegion(&file, Region{"data", 2, 8, false}, file, 0);
   EXPECT_EQ(file, "0101234589");
 }
 
 TEST(TableCorruptionTest, ByteFlipsAnywhereNeverGiveSilentWrongAnswers) {
   const std::vector<Entry> entries = SmallEntries();
-  const std::string good = testing::BuildTable(entries, TableOptions());
+  const std::string good = testutil::BuildTable(entries, TableOptions());
   std::mt19937_64 rng(7);
   std::vector<size_t> offsets;
   for (size_t i = good.size() - 200; i < good.size(); ++i)
@@ -122,7 +122,7 @@ TEST(TableCorruptionTest, ByteFlipsAnywhereNeverGiveSilentWrongAnswers) {
 
 TEST(TableCorruptionTest, FlipsInEveryRegionNeverGiveSilentWrongAnswers) {
   const std::vector<Entry> entries = SmallEntries();
-  const std::string good = testing::BuildTable(entries, TableOptions());
+  const std::string good = testutil::BuildTable(entries, TableOptions());
   std::vector<Region> regions;
   ASSERT_TRUE(FindRegions(good, &regions));
   // The regions must account for every byte, or a misparse could leave
@@ -178,7 +178,7 @@ TEST(TableCorruptionTest, FlipsInEveryRegionNeverGiveSilentWrongAnswers) {
 
 TEST(TableCorruptionTest, EveryTruncationIsRefusedAtOpen) {
   const std::vector<Entry> entries = SmallEntries();
-  const std::string good = testing::BuildTable(entries, TableOptions());
+  const std::string good = testutil::BuildTable(entries, TableOptions());
   for (size_t len = 0; len < good.size(); len += 1 + len / 16) {
     EXPECT_FALSE(Table::Open(NewMemRandomAccessFile(good.substr(0, len))).ok()) << len;
   }
@@ -189,7 +189,7 @@ TEST(TableCorruptionTest, EveryTruncationIsRefusedAtOpen) {
 
 TEST(TableCorruptionTest, CorruptFilterFailsOpenToMaybeAndSaysWhy) {
   const std::vector<Entry> entries = SmallEntries();
-  std::string bad = testing::BuildTable(entries, TableOptions());
+  std::string bad = testutil::BuildTable(entries, TableOptions());
   const size_t filter_at = bad.find("LBBF");
   ASSERT_NE(filter_at, std::string::npos);
   bad[filter_at + 100] ^= 0x40;  // Inside the filter bits.
@@ -199,12 +199,12 @@ TEST(TableCorruptionTest, CorruptFilterFailsOpenToMaybeAndSaysWhy) {
   EXPECT_NE((*table)->filter_status().message().find("checksum"), std::string::npos);
   EXPECT_EQ((*table)->whole_key_filter(), nullptr);
   EXPECT_TRUE((*table)->KeyMayMatch("anything"));
-  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+  EXPECT_EQ(testutil::CountWrongAnswers(**table, entries), 0u);
 }
 
 TEST(TableCorruptionTest, CorruptDataBlockIsADataLossErrorForItsKeys) {
   const std::vector<Entry> entries = SmallEntries();
-  std::string bad = testing::BuildTable(entries, TableOptions());
+  std::string bad = testutil::BuildTable(entries, TableOptions());
   bad[10] ^= 0x01;  // The first data block.
   auto table = Table::Open(NewMemRandomAccessFile(bad));
   ASSERT_TRUE(table.ok());
@@ -214,7 +214,7 @@ TEST(TableCorruptionTest, CorruptDataBlockIsADataLossErrorForItsKeys) {
   // Keys in later blocks still answer.
   absl::StatusOr<LookupResult> last = (*table)->Get(entries.back().key);
   ASSERT_TRUE(last.ok());
-  EXPECT_EQ(last->kind, testing::ModelGet(entries, entries.back().key).kind);
+  EXPECT_EQ(last->kind, testutil::ModelGet(entries, entries.back().key).kind);
   // And the iterator stops with the error instead of skipping the block.
   auto it = (*table)->NewIterator();
   it->SeekToFirst();
@@ -224,7 +224,7 @@ TEST(TableCorruptionTest, CorruptDataBlockIsADataLossErrorForItsKeys) {
 
 TEST(TableCorruptionTest, SkippingADamagedBlockLosesOnlyThatBlocksEntries) {
   const std::vector<Entry> entries = SmallEntries();
-  const std::string good = testing::BuildTable(entries, TableOptions());
+  const std::string good = testutil::BuildTable(entries, TableOptions());
   std::vector<Region> regions, data;
   ASSERT_TRUE(FindRegions(good, &regions));
   for (const Region& r : regions) {
@@ -280,7 +280,7 @@ TEST(TableCorruptionTest, SkippingADamagedBlockLosesOnlyThatBlocksEntries) {
 
 TEST(TableCorruptionTest, ADataBlockThatFailedItsChecksumFailsItOnEveryRead) {
   const std::vector<Entry> entries = SmallEntries();
-  std::string bad = testing::BuildTable(entries, TableOptions());
+  std::string bad = testutil::BuildTable(entries, TableOptions());
   bad[10] ^= 0x01;  // The first data block.
   auto table = Table::Open(NewMemRandomAccessFile(bad));
   ASSERT_TRUE(table.ok());
@@ -292,7 +292,7 @@ TEST(TableCorruptionTest, ADataBlockThatFailedItsChecksumFailsItOnEveryRead) {
 
 TEST(TableCorruptionTest, PreadTablesVerifyEveryReadSoDamageOnDiskLaterIsCaught) {
   const std::vector<Entry> entries = SmallEntries();
-  const std::string bytes = testing::BuildTable(entries, TableOptions());
+  const std::string bytes = testutil::BuildTable(entries, TableOptions());
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string path = std::string(tmp != nullptr ? tmp : "/tmp") + "/pread_table.sst";
   FILE* f = std::fopen(path.c_str(), "wb");

@@ -126,21 +126,21 @@ TEST(TableMisuseTest, PolicyThatGivesNoBuilderIsAnErrorNotATableWithoutAFilter) 
   EXPECT_EQ(builder.Finish(), s);
 }
 
-std::shared_ptr<const Table> OpenTable(const std::vector<testing::Entry>& entries) {
-  auto table = Table::Open(NewMemRandomAccessFile(testing::BuildTable(entries, TableOptions())));
+std::shared_ptr<const Table> OpenTable(const std::vector<testutil::Entry>& entries) {
+  auto table = Table::Open(NewMemRandomAccessFile(testutil::BuildTable(entries, TableOptions())));
   EXPECT_TRUE(table.ok()) << table.status();
   return std::shared_ptr<const Table>(*std::move(table));
 }
 
 TEST(TableMisuseTest, ResetStatsLeavesNoCountOfEarlierLookupsAnywhere) {
-  const std::vector<testing::Entry> entries = testing::MakeEntries(2000, 5);
+  const std::vector<testutil::Entry> entries = testutil::MakeEntries(2000, 5);
   std::shared_ptr<const Table> table = OpenTable(entries);
   TableSet set;
   VersionEdit edit;
   edit.added.push_back(TableFile{1, 7, table});
   ASSERT_TRUE(set.Apply(edit).ok());
   for (int i = 0; i < 300; ++i) {
-    ASSERT_TRUE(set.Get(testing::AbsentKey(i, /*key_range=*/3000)).ok());
+    ASSERT_TRUE(set.Get(testutil::AbsentKey(i, /*key_range=*/3000)).ok());
   }
   ASSERT_TRUE(set.Get(entries[10].key).ok());
   std::vector<std::string_view> keys = {entries[20].key, "absent"};
@@ -172,7 +172,7 @@ TEST(TableMisuseTest, ResetStatsLeavesNoCountOfEarlierLookupsAnywhere) {
 }
 
 TEST(TableMisuseTest, TableStatsCountItsOwnGetOnly) {
-  const std::vector<testing::Entry> entries = testing::MakeEntries(2000, 5);
+  const std::vector<testutil::Entry> entries = testutil::MakeEntries(2000, 5);
   std::shared_ptr<const Table> table = OpenTable(entries);
   ASSERT_TRUE(table->Get(entries[10].key).ok());
   const TableStats s = table->stats();

@@ -72,11 +72,11 @@ TEST(TablePropertiesTest, StoredFormIsTheDocumentedStrings) {
 }
 
 TEST(TablePropertiesTest, TableReadsBackWhatItsBuilderRecorded) {
-  const std::vector<testing::Entry> entries = testing::MakeEntries(500, 7);
+  const std::vector<testutil::Entry> entries = testutil::MakeEntries(500, 7);
   TableOptions options;
   options.compression = Compression::kSnappy;
   options.block_size = 512;
-  const std::string bytes = testing::BuildTable(entries, options);
+  const std::string bytes = testutil::BuildTable(entries, options);
   auto table = Table::Open(NewMemRandomAccessFile(bytes));
   ASSERT_TRUE(table.ok()) << table.status();
   const TableProperties& p = (*table)->properties();

@@ -16,7 +16,7 @@
 #include <vector>
 
 namespace lsmbloom {
-namespace testing {
+namespace testutil {
 
 inline constexpr size_t kTrailerSize = 9;  // Compression byte, checksum.
 inline constexpr size_t kFooterSize = 64;
@@ -205,7 +205,7 @@ inline std::vector<std::pair<size_t, size_t>> SameSizePairs(const std::vector<Re
   return pairs;
 }
 
-}  // namespace testing
+}  // namespace testutil
 }  // namespace lsmbloom
 
 #endif  // LSMBLOOM_TESTS_TABLE_SURGERY_H_

@@ -19,8 +19,8 @@
 namespace lsmbloom {
 namespace {
 
-using testing::Entry;
-using testing::ModelGet;
+using testutil::Entry;
+using testutil::ModelGet;
 
 TEST(LookupResultTest, ResetForgetsTheAnswerAndKeepsTheValuesCapacity) {
   LookupResult result;
@@ -36,11 +36,11 @@ TEST(LookupResultTest, ResetForgetsTheAnswerAndKeepsTheValuesCapacity) {
 }
 
 TEST(TableTest, RoundTripOfManyEntriesWithDeletionsAndVersions) {
-  const std::vector<Entry> entries = testing::MakeEntries(120000, 11);
+  const std::vector<Entry> entries = testutil::MakeEntries(120000, 11);
   for (Compression c : {Compression::kNone, Compression::kSnappy, Compression::kZstd}) {
     TableOptions options;
     options.compression = c;
-    const std::string bytes = testing::BuildTable(entries, options);
+    const std::string bytes = testutil::BuildTable(entries, options);
     auto table = Table::Open(NewMemRandomAccessFile(bytes));
     ASSERT_TRUE(table.ok()) << table.status();
     EXPECT_TRUE((*table)->filter_status().ok()) << (*table)->filter_status();
@@ -50,11 +50,11 @@ TEST(TableTest, RoundTripOfManyEntriesWithDeletionsAndVersions) {
       if (i > 0 && entries[i].key == entries[i - 1].key) continue;
       absl::StatusOr<LookupResult> got = (*table)->Get(entries[i].key);
       ASSERT_TRUE(got.ok()) << got.status();
-      wrong += !testing::SameAsModel(*got, ModelGet(entries, entries[i].key));
+      wrong += !testutil::SameAsModel(*got, ModelGet(entries, entries[i].key));
     }
     EXPECT_EQ(wrong, 0u) << "compression " << static_cast<int>(c);
     for (int i = 0; i < 20000; ++i) {
-      absl::StatusOr<LookupResult> got = (*table)->Get(testing::AbsentKey(i));
+      absl::StatusOr<LookupResult> got = (*table)->Get(testutil::AbsentKey(i));
       ASSERT_TRUE(got.ok());
       ASSERT_EQ(got->kind, LookupResult::Kind::kNotFound);
     }
@@ -67,7 +67,7 @@ std::string PatternValue(uint64_t seed, size_t len) {
   std::string value(len, '\0');
   uint64_t x = seed;
   for (size_t i = 0; i < len; ++i) {
-    if (i % 8 == 0) x = testing::SplitMix64(x);
+    if (i % 8 == 0) x = testutil::SplitMix64(x);
     value[i] = static_cast<char>(x >> (8 * (i % 8)));
   }
   return value;
@@ -91,17 +91,17 @@ void ExpectScanYieldsExactly(const Table& table, const std::vector<Entry>& entri
 }
 
 TEST(TableTest, GetIntoOneResultAnswersAsGetAndKeepsTheValuesCapacity) {
-  const std::vector<Entry> entries = testing::MakeEntries(20000, 5);
+  const std::vector<Entry> entries = testutil::MakeEntries(20000, 5);
   for (const bool filter : {true, false}) {
     TableOptions options;
     if (!filter) options.filter_policy = nullptr;
-    auto table = Table::Open(NewMemRandomAccessFile(testing::BuildTable(entries, options)));
+    auto table = Table::Open(NewMemRandomAccessFile(testutil::BuildTable(entries, options)));
     ASSERT_TRUE(table.ok()) << table.status();
     LookupResult into;
     size_t wrong = 0;
     for (size_t i = 0; i < entries.size(); ++i) {
       ASSERT_TRUE((*table)->Get(entries[i].key, &into).ok());
-      wrong += !testing::SameAsModel(into, ModelGet(entries, entries[i].key));
+      wrong += !testutil::SameAsModel(into, ModelGet(entries, entries[i].key));
     }
     EXPECT_EQ(wrong, 0u) << filter;
     into.value.assign(1000, 'x');
@@ -109,7 +109,7 @@ TEST(TableTest, GetIntoOneResultAnswersAsGetAndKeepsTheValuesCapacity) {
     for (int i = 0; i < 2000; ++i) {
       // A found key first, so an absent key must clear what it left.
       ASSERT_TRUE((*table)->Get(entries[0].key, &into).ok());
-      ASSERT_TRUE((*table)->Get(testing::AbsentKey(i), &into).ok());
+      ASSERT_TRUE((*table)->Get(testutil::AbsentKey(i), &into).ok());
       ASSERT_EQ(into.kind, LookupResult::Kind::kNotFound) << filter;
       ASSERT_EQ(into.sequence, 0u);
       ASSERT_TRUE(into.value.empty());
@@ -137,22 +137,22 @@ TEST(TableTest, KeysSharingLongPrefixesZeroBytesAndEveryLengthFindTheirBlock) {
   }
   TableOptions options;
   options.block_size = 64;
-  const std::string bytes = testing::BuildTable(entries, options);
+  const std::string bytes = testutil::BuildTable(entries, options);
   auto table = Table::Open(NewMemRandomAccessFile(bytes));
   ASSERT_TRUE(table.ok()) << table.status();
-  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+  EXPECT_EQ(testutil::CountWrongAnswers(**table, entries), 0u);
   // Absent neighbours: below, between and above, and the bare prefix.
   for (const std::string& k : keys) {
     for (const std::string& probe : {k + std::string(1, '\0') + "x", k.substr(0, k.size() - 1)}) {
       absl::StatusOr<LookupResult> got = (*table)->Get(probe);
       ASSERT_TRUE(got.ok());
-      EXPECT_TRUE(testing::SameAsModel(*got, testing::ModelGet(entries, probe))) << probe;
+      EXPECT_TRUE(testutil::SameAsModel(*got, testutil::ModelGet(entries, probe))) << probe;
     }
   }
   for (const std::string& probe : {std::string(), common, std::string("\xff"), common + "\xff"}) {
     absl::StatusOr<LookupResult> got = (*table)->Get(probe);
     ASSERT_TRUE(got.ok());
-    EXPECT_TRUE(testing::SameAsModel(*got, testing::ModelGet(entries, probe))) << probe;
+    EXPECT_TRUE(testutil::SameAsModel(*got, testutil::ModelGet(entries, probe))) << probe;
   }
 }
 
@@ -161,9 +161,9 @@ TEST(TableTest, KeysOfHundredsOfBytesAreFoundAndScannedInOrder) {
   // keeps the shared bytes of the previous key when it does.
   std::set<std::string> keys;
   for (int i = 0; i < 300; ++i) {
-    const size_t shared = testing::SplitMix64(i) % 400;
+    const size_t shared = testutil::SplitMix64(i) % 400;
     std::string k = std::string(shared, 'k') + std::to_string(i * 7919 % 1000);
-    k.append(testing::SplitMix64(i + 1000) % 300, static_cast<char>('a' + i % 26));
+    k.append(testutil::SplitMix64(i + 1000) % 300, static_cast<char>('a' + i % 26));
     keys.insert(k);
   }
   std::vector<Entry> entries;
@@ -178,14 +178,14 @@ TEST(TableTest, KeysOfHundredsOfBytesAreFoundAndScannedInOrder) {
     options.block_size = 1024;
     options.restart_interval = 4;
     options.data_block_hash_index = hash_index;
-    auto table = Table::Open(NewMemRandomAccessFile(testing::BuildTable(entries, options)));
+    auto table = Table::Open(NewMemRandomAccessFile(testutil::BuildTable(entries, options)));
     ASSERT_TRUE(table.ok()) << table.status();
-    EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u) << "hash index " << hash_index;
+    EXPECT_EQ(testutil::CountWrongAnswers(**table, entries), 0u) << "hash index " << hash_index;
     for (const std::string& k : keys) {
       for (const std::string& probe : {k + "~", k.substr(0, k.size() - 1)}) {
         absl::StatusOr<LookupResult> got = (*table)->Get(probe);
         ASSERT_TRUE(got.ok());
-        EXPECT_TRUE(testing::SameAsModel(*got, testing::ModelGet(entries, probe)));
+        EXPECT_TRUE(testutil::SameAsModel(*got, testutil::ModelGet(entries, probe)));
       }
     }
     std::unique_ptr<TableIterator> it = (*table)->NewIterator();
@@ -209,7 +209,7 @@ TEST(TableTest, ValuesLargerThanABlockRoundTrip) {
   std::vector<Entry> entries;
   for (int i = 0; i < 120; ++i) {
     const int size = kSizes[i % kSizes.size()];
-    Entry e{testing::TableKey(i * 2), 100, EntryType::kValue, ""};
+    Entry e{testutil::TableKey(i * 2), 100, EntryType::kValue, ""};
     if (size == kTombstone) {
       e.type = EntryType::kDeletion;
     } else if (i % 4 == 0) {
@@ -228,15 +228,15 @@ TEST(TableTest, ValuesLargerThanABlockRoundTrip) {
     TableOptions options;
     options.compression = c;
     ASSERT_EQ(options.block_size, 4096u);  // Every big value is bigger than a block.
-    const std::string bytes = testing::BuildTable(entries, options);
+    const std::string bytes = testutil::BuildTable(entries, options);
     auto table = Table::Open(NewMemRandomAccessFile(bytes));
     ASSERT_TRUE(table.ok()) << table.status();
     EXPECT_TRUE((*table)->filter_status().ok()) << (*table)->filter_status();
     EXPECT_EQ((*table)->num_entries(), entries.size());
-    EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u)
+    EXPECT_EQ(testutil::CountWrongAnswers(**table, entries), 0u)
         << "compression " << static_cast<int>(c);
     for (int i = 0; i < 500; ++i) {
-      absl::StatusOr<LookupResult> got = (*table)->Get(testing::AbsentKey(i, 240));
+      absl::StatusOr<LookupResult> got = (*table)->Get(testutil::AbsentKey(i, 240));
       ASSERT_TRUE(got.ok()) << got.status();
       EXPECT_EQ(got->kind, LookupResult::Kind::kNotFound);
     }
@@ -251,8 +251,8 @@ TEST(TableTest, ValuesLargerThanABlockRoundTrip) {
 }
 
 TEST(TableTest, IteratorYieldsEveryEntryInOrderAndSeeks) {
-  const std::vector<Entry> entries = testing::MakeEntries(30000, 5);
-  const std::string bytes = testing::BuildTable(entries, TableOptions());
+  const std::vector<Entry> entries = testutil::MakeEntries(30000, 5);
+  const std::string bytes = testutil::BuildTable(entries, TableOptions());
   auto table = Table::Open(NewMemRandomAccessFile(bytes));
   ASSERT_TRUE(table.ok());
   ExpectScanYieldsExactly(**table, entries);
@@ -268,12 +268,12 @@ TEST(TableTest, IteratorYieldsEveryEntryInOrderAndSeeks) {
 }
 
 TEST(TableTest, FilterCutsDataBlockReadsForAbsentKeysToAboutTheFpr) {
-  const std::vector<Entry> entries = testing::MakeEntries(100000, 3);
-  const std::string bytes = testing::BuildTable(entries, TableOptions());
+  const std::vector<Entry> entries = testutil::MakeEntries(100000, 3);
+  const std::string bytes = testutil::BuildTable(entries, TableOptions());
   auto table = Table::Open(NewMemRandomAccessFile(bytes));
   ASSERT_TRUE(table.ok());
   const int lookups = 200000;
-  for (int i = 0; i < lookups; ++i) ASSERT_TRUE((*table)->Get(testing::AbsentKey(i)).ok());
+  for (int i = 0; i < lookups; ++i) ASSERT_TRUE((*table)->Get(testutil::AbsentKey(i)).ok());
   const TableStats c = (*table)->stats();
   const double fpr = (*table)->whole_key_filter()->predicted_fpr();
   EXPECT_EQ(c.filter_checked, static_cast<uint64_t>(lookups));
@@ -287,20 +287,20 @@ TEST(TableTest, FilterCutsDataBlockReadsForAbsentKeysToAboutTheFpr) {
 }
 
 TEST(TableTest, TableWithoutFilterStillAnswersCorrectly) {
-  const std::vector<Entry> entries = testing::MakeEntries(20000, 9);
+  const std::vector<Entry> entries = testutil::MakeEntries(20000, 9);
   TableOptions options;
   options.filter_policy = nullptr;
-  const std::string bytes = testing::BuildTable(entries, options);
+  const std::string bytes = testutil::BuildTable(entries, options);
   auto table = Table::Open(NewMemRandomAccessFile(bytes));
   ASSERT_TRUE(table.ok());
   EXPECT_EQ((*table)->filter_status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ((*table)->whole_key_filter(), nullptr);
-  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+  EXPECT_EQ(testutil::CountWrongAnswers(**table, entries), 0u);
 }
 
 TEST(TableTest, UnknownPolicyOpensWithoutFilteringAndSaysWhy) {
-  const std::vector<Entry> entries = testing::MakeEntries(20000, 9);
-  const std::string bytes = testing::BuildTable(entries, TableOptions());
+  const std::vector<Entry> entries = testutil::MakeEntries(20000, 9);
+  const std::string bytes = testutil::BuildTable(entries, TableOptions());
   TableReadOptions read_options;
   read_options.filter_policies = {*NewClassicBloomPolicy(10)};  // Not the writer's.
   auto table = Table::Open(NewMemRandomAccessFile(bytes), read_options);
@@ -308,19 +308,19 @@ TEST(TableTest, UnknownPolicyOpensWithoutFilteringAndSaysWhy) {
   EXPECT_EQ((*table)->filter_status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_NE((*table)->filter_status().message().find("lsmbloom.BlockedBloom.v1"),
             std::string::npos);
-  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+  EXPECT_EQ(testutil::CountWrongAnswers(**table, entries), 0u);
 }
 
 TEST(TableTest, ClassicPolicyWorksThroughTheSameInterface) {
-  const std::vector<Entry> entries = testing::MakeEntries(20000, 4);
+  const std::vector<Entry> entries = testutil::MakeEntries(20000, 4);
   TableOptions options;
   options.filter_policy = *NewClassicBloomPolicy(10);
-  const std::string bytes = testing::BuildTable(entries, options);
+  const std::string bytes = testutil::BuildTable(entries, options);
   auto table = Table::Open(NewMemRandomAccessFile(bytes));
   ASSERT_TRUE(table.ok());
   ASSERT_TRUE((*table)->filter_status().ok()) << (*table)->filter_status();
   EXPECT_NE((*table)->whole_key_filter()->Describe().find("classic"), std::string::npos);
-  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+  EXPECT_EQ(testutil::CountWrongAnswers(**table, entries), 0u);
 }
 
 // A user-written policy, outside the library: an exact set of keys. It proves
@@ -359,20 +359,20 @@ class ExactSetPolicy : public FilterPolicy {
 };
 
 TEST(TableTest, UserWrittenPolicyPlugsInWithoutTouchingTheLibrary) {
-  const std::vector<Entry> entries = testing::MakeEntries(5000, 2);
+  const std::vector<Entry> entries = testutil::MakeEntries(5000, 2);
   auto policy = std::make_shared<ExactSetPolicy>();
   TableOptions options;
   options.filter_policy = policy;
-  const std::string bytes = testing::BuildTable(entries, options);
+  const std::string bytes = testutil::BuildTable(entries, options);
   TableReadOptions read_options;
   read_options.filter_policies = {policy};
   auto table = Table::Open(NewMemRandomAccessFile(bytes), read_options);
   ASSERT_TRUE(table.ok());
   ASSERT_TRUE((*table)->filter_status().ok()) << (*table)->filter_status();
   EXPECT_EQ((*table)->properties().filter_policy, "test.ExactSet");
-  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+  EXPECT_EQ(testutil::CountWrongAnswers(**table, entries), 0u);
   // An exact filter rules out every absent key: no data block is read.
-  for (int i = 0; i < 1000; ++i) ASSERT_TRUE((*table)->Get(testing::AbsentKey(i)).ok());
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE((*table)->Get(testutil::AbsentKey(i)).ok());
   EXPECT_EQ((*table)->stats().data_block_reads, (*table)->stats().filter_true_positive);
   EXPECT_EQ((*table)->stats().filter_ruled_out, 1000u);
 }
@@ -381,7 +381,7 @@ TEST(TableTest, TombstonesAreInTheFilter) {
   std::vector<Entry> entries = {{"a", 5, EntryType::kValue, "1"},
                                 {"gone", 9, EntryType::kDeletion, ""},
                                 {"z", 2, EntryType::kValue, "2"}};
-  const std::string bytes = testing::BuildTable(entries, TableOptions());
+  const std::string bytes = testutil::BuildTable(entries, TableOptions());
   auto table = Table::Open(NewMemRandomAccessFile(bytes));
   ASSERT_TRUE(table.ok());
   EXPECT_TRUE((*table)->KeyMayMatch("gone"));
@@ -402,7 +402,7 @@ TEST(TableTest, PrefixFilterAnswersPrefixQueries) {
   }
   TableOptions options;
   options.prefix_extractor = NewFixedPrefixExtractor(6);  // "u01234"
-  const std::string bytes = testing::BuildTable(entries, options);
+  const std::string bytes = testutil::BuildTable(entries, options);
   TableReadOptions read_options;
   read_options.prefix_extractors = {NewFixedPrefixExtractor(6)};
   auto table = Table::Open(NewMemRandomAccessFile(bytes), read_options);
@@ -427,7 +427,7 @@ TEST(TableTest, PrefixFilterAnswersPrefixQueries) {
     other_shape_rejected += !(*table)->PrefixMayMatch(std::string(longer, 3));
   }
   EXPECT_EQ(other_shape_rejected, 0);
-  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+  EXPECT_EQ(testutil::CountWrongAnswers(**table, entries), 0u);
   // Without the extractor the reader cannot filter prefixes, so says maybe.
   auto plain = Table::Open(NewMemRandomAccessFile(bytes));
   ASSERT_TRUE(plain.ok());
@@ -457,7 +457,7 @@ TEST(TableTest, OutOfOrderAddIsRejectedAndNoTableWithoutItIsWritten) {
 }
 
 TEST(TableTest, PosixFilesReadMappedByDefaultOrWithPread) {
-  const std::vector<Entry> entries = testing::MakeEntries(20000, 6);
+  const std::vector<Entry> entries = testutil::MakeEntries(20000, 6);
   const std::string path = ::testing::TempDir() + "/posix_table.sst";
   {
     auto file = NewPosixWritableFile(path);
@@ -491,7 +491,7 @@ TEST(TableTest, PosixFilesReadMappedByDefaultOrWithPread) {
     auto table = Table::Open(std::move(*file));
     ASSERT_TRUE(table.ok()) << table.status();
     EXPECT_TRUE((*table)->filter_status().ok());
-    EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u) << static_cast<int>(access);
+    EXPECT_EQ(testutil::CountWrongAnswers(**table, entries), 0u) << static_cast<int>(access);
   }
   // The bool form: pread when false, mapped when true.
   EXPECT_TRUE((*OpenPosixFile(path, /*mmap=*/false))->MappedContents().empty());
@@ -514,8 +514,8 @@ TEST(TableTest, AbandonedBuildLeavesNoFile) {
 }
 
 TEST(TableTest, FilterBitsAreCacheLineAlignedInTheFile) {
-  const std::vector<Entry> entries = testing::MakeEntries(3000, 1);
-  const std::string bytes = testing::BuildTable(entries, TableOptions());
+  const std::vector<Entry> entries = testutil::MakeEntries(3000, 1);
+  const std::string bytes = testutil::BuildTable(entries, TableOptions());
   // The filter's header magic sits at a multiple of 64.
   const size_t at = bytes.find("LBBF");
   ASSERT_NE(at, std::string::npos);

@@ -17,7 +17,7 @@
 #include "tests/test_keys.h"
 
 namespace lsmbloom {
-namespace testing {
+namespace testutil {
 
 struct Entry {
   std::string key;
@@ -108,7 +108,7 @@ inline size_t CountWrongAnswers(const Table& table, const std::vector<Entry>& en
   return wrong;
 }
 
-}  // namespace testing
+}  // namespace testutil
 }  // namespace lsmbloom
 
 #endif  // LSMBLOOM_TESTS_TABLE_TESTUTIL_H_

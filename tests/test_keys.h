@@ -11,7 +11,7 @@
 #include "src/util/random.h"
 
 namespace lsmbloom {
-namespace testing {
+namespace testutil {
 
 enum class KeyShape { kRandom16, kBigEndianCounter, kSharedPrefix };
 
@@ -66,7 +66,7 @@ inline std::vector<std::string> MakeKeys(KeyShape shape, uint32_t family, uint64
   return keys;
 }
 
-}  // namespace testing
+}  // namespace testutil
 }  // namespace lsmbloom
 
 #endif  // LSMBLOOM_TESTS_TEST_KEYS_H_

@@ -39,7 +39,7 @@ ABSL_FLAG(std::string, dir, "",
 ABSL_FLAG(double, filter_budget_bits_per_key, 0,
           "If > 0, new tables get the bits/key per level that split this many "
           "filter bits per entry of the store across the levels to minimise "
-          "false-positive reads (lsmbloom/filter_budget.h); 0: 10 bits/key "
+          "false-positive reads (lsmbloom/lookup/filter_budget.h); 0: 10 bits/key "
           "in every level.");
 
 ABSL_FLAG(size_t, memtable_bytes, kvstore::StoreOptions().memtable_max_bytes,

@@ -61,7 +61,7 @@ struct StoreOptions {
   int level_size_multiplier = 10;
   // How table files are written (block size, filter policy, compression).
   lsmbloom::TableOptions table_options;
-  // Filter memory across levels (lsmbloom/filter_budget.h). If > 0, every
+  // Filter memory across levels (lsmbloom/lookup/filter_budget.h). If > 0, every
   // new table gets a blocked Bloom filter with the bits/key that
   // AllocateFilterMemory gives its level for this many bits per entry of
   // the whole store, recomputed from the levels' sizes at each flush and

@@ -1,6 +1,6 @@
 // Which keys of a table go into its filter. TableBuilder feeds its filter
 // through this, and the inspection library replays a table's entries
-// through it (lsmbloom/inspect.h FilterKeys), so the rule lives once.
+// through it (lsmbloom/inspect/inspect.h FilterKeys), so the rule lives once.
 
 #ifndef LSMBLOOM_SRC_TABLE_FILTER_KEY_SELECTOR_H_
 #define LSMBLOOM_SRC_TABLE_FILTER_KEY_SELECTOR_H_

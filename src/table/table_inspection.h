@@ -1,7 +1,7 @@
-// What the inspection library (lsmbloom/inspect.h) reads of an open table
+// What the inspection library (lsmbloom/inspect/inspect.h) reads of an open table
 // beyond its public API: where its parts are, its data blocks one by one,
 // the filter bytes, and lookups that bypass the filter. Not part of the
-// public API; tools reach all of it through lsmbloom/inspect.h.
+// public API; tools reach all of it through lsmbloom/inspect/inspect.h.
 
 #ifndef LSMBLOOM_SRC_TABLE_TABLE_INSPECTION_H_
 #define LSMBLOOM_SRC_TABLE_TABLE_INSPECTION_H_

@@ -17,7 +17,7 @@
 
 namespace {
 
-using lsmbloom::testing::Region;
+using lsmbloom::testutil::Region;
 
 void Write(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
@@ -71,19 +71,19 @@ int main(int argc, char** argv) {
   const std::string table = Table(60);
   const std::string twin = Table(60, 0x7e1a7e1a7e1a7e1aull);
   std::vector<Region> regions;
-  if (!lsmbloom::testing::FindRegions(table, &regions)) return 1;
-  const std::vector<Region> data = lsmbloom::testing::RegionsNamed(regions, "data");
-  const auto pairs = lsmbloom::testing::SameSizePairs(data);
+  if (!lsmbloom::testutil::FindRegions(table, &regions)) return 1;
+  const std::vector<Region> data = lsmbloom::testutil::RegionsNamed(regions, "data");
+  const auto pairs = lsmbloom::testutil::SameSizePairs(data);
   if (pairs.empty() || data.size() < 2) return 1;
   std::string swapped = table;
-  lsmbloom::testing::SwapRegions(&swapped, data[pairs[0].first], data[pairs[0].second]);
+  lsmbloom::testutil::SwapRegions(&swapped, data[pairs[0].first], data[pairs[0].second]);
   Write(dir + "/table/swapped_blocks", swapped);
   std::string foreign = table;
-  lsmbloom::testing::CopyRegion(&foreign, data[1], twin, data[1].begin);
+  lsmbloom::testutil::CopyRegion(&foreign, data[1], twin, data[1].begin);
   Write(dir + "/table/foreign_data_block", foreign);
   foreign = table;
-  const Region filter = lsmbloom::testing::RegionsNamed(regions, "filter").at(0);
-  lsmbloom::testing::CopyRegion(&foreign, filter, twin, filter.begin);
+  const Region filter = lsmbloom::testutil::RegionsNamed(regions, "filter").at(0);
+  lsmbloom::testutil::CopyRegion(&foreign, filter, twin, filter.begin);
   Write(dir + "/table/foreign_filter", foreign);
   Write(dir + "/roundtrip/few_keys", std::string("\x50\x00\x00,alpha,beta,gamma,delta", 26));
   Write(dir + "/roundtrip/many_probes", std::string("\xff\x10\x07\x00k1\x00k2\x00k3", 12));

@@ -31,7 +31,7 @@ extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size)
 
 namespace {
 
-using lsmbloom::testing::Region;
+using lsmbloom::testutil::Region;
 
 // Aborts: libFuzzer reports it, the replay test fails on it.
 void Wrong(const char* what) {
@@ -79,7 +79,7 @@ void CheckAnswers(const lsmbloom::Table& table) {
 // Regions with trailers (blocks), or nothing if `bytes` is not a table.
 std::vector<Region> Blocks(std::string_view bytes) {
   std::vector<Region> regions, blocks;
-  if (!lsmbloom::testing::FindRegions(bytes, &regions)) return blocks;
+  if (!lsmbloom::testutil::FindRegions(bytes, &regions)) return blocks;
   for (const Region& r : regions) {
     if (r.has_trailer) blocks.push_back(r);
   }
@@ -119,9 +119,9 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
       const Region& b = blocks[rng() % blocks.size()];
       if (a.begin != b.begin && a.end - a.begin == b.end - b.begin) {
         if (rng() % 2 == 0) {
-          lsmbloom::testing::SwapRegions(&bytes, a, b);
+          lsmbloom::testutil::SwapRegions(&bytes, a, b);
         } else {
-          lsmbloom::testing::CopyRegion(&bytes, b, bytes, a.begin);  // Move a over b.
+          lsmbloom::testutil::CopyRegion(&bytes, b, bytes, a.begin);  // Move a over b.
         }
         std::memcpy(data, bytes.data(), size);
         return size;
@@ -143,7 +143,7 @@ extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1,
     // block in a table of the same shape, when the shapes match.
     const Region& r = blocks[rng() % blocks.size()];
     if (r.end <= other.size() && size1 <= max_out_size) {
-      lsmbloom::testing::CopyRegion(&mine, r, other, r.begin);
+      lsmbloom::testutil::CopyRegion(&mine, r, other, r.begin);
       std::memcpy(out, mine.data(), size1);
       return size1;
     }

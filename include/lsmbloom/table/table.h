@@ -3,7 +3,7 @@
 // Open() reads the footer, index, meta-index, properties and filter, and
 // verifies their checksums. Data or index corruption is an error (DataLoss),
 // never a wrong answer. So is a block in the wrong place: every checksum
-// (format version 2) is bound to the table's unique id, the block's offset
+// (format versions 2 and 3) is bound to the table's unique id, the block's offset
 // and its kind, so a block moved or swapped within the file, or copied from
 // another table, fails its check with DataLoss naming the block's kind and
 // offset. So is a property whose value does not parse (table_properties.h).
@@ -13,8 +13,9 @@
 //
 // Get() consults the filter before touching the index or any data block.
 // All const methods are safe to call from many threads at once. Lookups
-// across the tables of an LSM tree go through TableSet (lsmbloom/lookup.h);
-// looking inside a table file, through lsmbloom/inspect.h.
+// across the tables of an LSM tree go through TableSet
+// (lsmbloom/lookup/lookup.h); looking inside a table file, through
+// lsmbloom/inspect/inspect.h.
 
 #ifndef LSMBLOOM_TABLE_TABLE_H_
 #define LSMBLOOM_TABLE_TABLE_H_
@@ -88,7 +89,7 @@ class TableIterator {
 
 namespace internal {
 class TableLookup;      // The lookup path's access (src/table/table_lookup.h).
-class TableInspection;  // lsmbloom/inspect.h's (src/table/table_inspection.h).
+class TableInspection;  // lsmbloom/inspect/inspect.h's (src/table/table_inspection.h).
 }  // namespace internal
 
 class Table {
@@ -125,7 +126,7 @@ class Table {
   // REQUIRES: the iterator is destroyed before the table.
   std::unique_ptr<TableIterator> NewIterator() const;
 
-  // What the properties block recorded (lsmbloom/table_properties.h).
+  // What the properties block recorded (lsmbloom/table/table_properties.h).
   const TableProperties& properties() const;
   std::string_view smallest_user_key() const;
   std::string_view largest_user_key() const;
@@ -137,8 +138,10 @@ class Table {
   // million tables has about a 3 in 10^8 chance of any collision. 0 for
   // format version 1 tables, which have none.
   uint64_t unique_id() const;
-  // The table's format version (docs/FORMAT.md): 2, or 1 for older tables
-  // whose checksums do not bind blocks to their place.
+  // The table's format version (docs/FORMAT.md): 3 for tables whose data
+  // blocks carry hash indexes (TableOptions::data_block_hash_index), 2 for
+  // the others as TableBuilder writes them now, 1 for older tables whose
+  // checksums do not bind blocks to their place.
   uint32_t format_version() const;
   // Bytes held in memory for the filter, and for the index.
   uint64_t filter_memory() const;

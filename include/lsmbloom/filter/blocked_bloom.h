@@ -199,9 +199,13 @@ class BlockedBloomReader {
   static absl::StatusOr<BlockedBloomReader> Open(
       std::string_view filter, const FilterReadOptions& options = FilterReadOptions());
 
-  // False only if `key` was certainly not added. One call into the library,
-  // which hashes the key and probes on the best target the CPU has.
-  bool MayMatch(std::string_view key) const;
+  // False only if `key` was certainly not added. One indirect call into the
+  // kernel of the best target the CPU has, chosen at Open, which hashes the
+  // key and probes.
+  bool MayMatch(std::string_view key) const {
+    return probe_key_(probed_bits_, probed_blocks_, geometry_.num_probes, geometry_.hash.seed,
+                      key.data(), key.size());
+  }
 
   // As MayMatch, for hash == KeyHash(key, geometry().hash): one indirect call
   // into the kernel of the best target the CPU has, chosen at Open. Code
@@ -235,6 +239,7 @@ class BlockedBloomReader {
 
  private:
   using ProbeFn = bool (*)(const uint8_t*, uint64_t, int, uint64_t);
+  using ProbeKeyFn = bool (*)(const uint8_t*, uint64_t, int, uint64_t, const char*, size_t);
   using ProbeBatchFn = void (*)(const uint8_t*, uint64_t, int, const uint64_t*, size_t, bool*,
                                 bool);
   BlockedBloomReader() = default;
@@ -244,6 +249,7 @@ class BlockedBloomReader {
   const uint8_t* bits_ = nullptr;
   // Kernels resolved once per reader, never per probe or per batch.
   ProbeFn probe_one_ = nullptr;
+  ProbeKeyFn probe_key_ = nullptr;
   ProbeBatchFn probe_batch_ = nullptr;
   bool prefetch_ = false;  // Batches fetch blocks ahead (filters over 2x L2).
   // What MayMatchHash and MayMatchBatch probe: bits_ and geometry_.num_blocks,

@@ -57,65 +57,44 @@ std::string Key(int i) {
   return buf;
 }
 
-// [START write_table]
-// Writes `entries` (user keys ascending; one key's entries newest first)
-// to a new table file at `path`, with a blocked Bloom filter of 10 bits/key.
-absl::Status WriteTable(const std::string& path, const std::vector<Entry>& entries) {
+// [START add_table]
+// Writes `entries` (keys ascending, a key's entries newest first) to a table
+// file with a 10 bits/key blocked Bloom filter, opens it, adds it to `edit`.
+absl::Status AddTable(const std::string& path, int level, uint64_t file_number,
+                      const std::vector<Entry>& entries, VersionEdit* edit) {
   BlockedBloomOptions bloom;
   bloom.bits_per_key = 10;
   absl::StatusOr<std::shared_ptr<const FilterPolicy>> policy = NewBlockedBloomPolicy(bloom);
-  if (!policy.ok()) return policy.status();  // InvalidArgument: an option out of range
-
+  if (!policy.ok()) return policy.status();  // InvalidArgument: an option out of range.
   TableOptions options;
   options.filter_policy = *policy;
   options.data_block_hash_index = true;  // Table format 3: faster point lookups.
 
-  absl::StatusOr<std::unique_ptr<WritableFile>> file = NewPosixWritableFile(path);
-  if (!file.ok()) return file.status();
-  TableBuilder builder(options, std::move(*file));
+  absl::StatusOr<std::unique_ptr<WritableFile>> out = NewPosixWritableFile(path);
+  if (!out.ok()) return out.status();
+  TableBuilder builder(options, std::move(*out));
   for (const Entry& e : entries) {
-    // An entry out of order is an error that Finish() returns as well.
     absl::Status added = builder.Add(e.key, e.seq, e.type, e.value);
-    if (!added.ok()) return added;
+    if (!added.ok()) return added;  // Out of order, say; Finish() would say it too.
   }
-  // Writes the filter, index and footer, syncs, and renames the file into
-  // place: a reader never sees a half-written table.
-  return builder.Finish();
-}
-// [END write_table]
+  absl::Status finished = builder.Finish();  // Syncs, then renames: never half-written.
+  if (!finished.ok()) return finished;
 
-// [START open_table]
-// Opens a table file for reading, mapped into memory.
-absl::StatusOr<std::shared_ptr<const Table>> OpenTable(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<RandomAccessFile>> file = OpenPosixFile(path, /*mmap=*/true);
-  if (!file.ok()) return file.status();
-  absl::StatusOr<std::unique_ptr<Table>> table = Table::Open(std::move(*file));
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> in = OpenPosixFile(path, /*mmap=*/true);
+  if (!in.ok()) return in.status();
+  absl::StatusOr<std::unique_ptr<Table>> table = Table::Open(std::move(*in));
   if (!table.ok()) return table.status();  // DataLoss: a damaged footer, index, ...
-  // The filter is advisory: a table whose filter is missing or damaged
-  // still opens and answers correctly, unfiltered; filter_status() says why.
-  const absl::Status& filter = (*table)->filter_status();
-  if (!filter.ok()) std::cerr << path << ": no filter in use: " << filter << "\n";
-  return std::shared_ptr<const Table>(std::move(*table));
-}
-// [END open_table]
-
-// Writes and opens one table file and adds it to `edit` at `level`.
-absl::Status AddFile(const std::string& dir, int level, uint64_t file_number,
-                     const std::vector<Entry>& entries, VersionEdit* edit) {
-  const std::string path = dir + "/" + std::to_string(file_number) + ".sst";
-  absl::Status written = WriteTable(path, entries);
-  if (!written.ok()) return written;
-  absl::StatusOr<std::shared_ptr<const Table>> table = OpenTable(path);
-  if (!table.ok()) return table.status();
-  edit->added.push_back(TableFile{level, file_number, *table});
+  // A missing or damaged filter leaves the table correct but unfiltered:
+  if (!(*table)->filter_status().ok()) std::cerr << (*table)->filter_status() << "\n";
+  edit->added.push_back(TableFile{level, file_number, std::move(*table)});
   return absl::OkStatus();
 }
+// [END add_table]
 
 absl::Status Run(const std::string& dir) {
   // [START build_levels]
-  // Level 1: two files of disjoint key ranges, key0000-key0499 and
-  // key0500-key0999, at sequence numbers 1-1000. Level 0: a newer file
-  // that deletes key0007 and overwrites key0042.
+  // Level 1: key0000-key0499 and key0500-key0999 at sequence numbers 1-1000.
+  // Level 0: a newer file that deletes key0007 and overwrites key0042.
   std::vector<Entry> low, high;
   for (int i = 0; i < 1000; ++i) {
     (i < 500 ? low : high).push_back({Key(i), uint64_t(i) + 1, EntryType::kValue, "v1"});
@@ -123,52 +102,47 @@ absl::Status Run(const std::string& dir) {
   std::vector<Entry> newest = {{"key0007", 1001, EntryType::kDeletion, ""},
                                {"key0042", 1002, EntryType::kValue, "v2"}};
 
-  // A flush or a compaction adds the files it wrote (and removes those it
-  // replaced) in one VersionEdit; lookups see the set before or after it.
+  // A flush or compaction adds (and removes) its files in one atomic edit.
   VersionEdit edit;
-  for (absl::Status s : {AddFile(dir, 1, 1, low, &edit), AddFile(dir, 1, 2, high, &edit),
-                         AddFile(dir, 0, 3, newest, &edit)}) {
-    if (!s.ok()) return s;
-  }
+  absl::Status s = AddTable(dir + "/1.sst", 1, 1, low, &edit);
+  if (s.ok()) s = AddTable(dir + "/2.sst", 1, 2, high, &edit);
+  if (s.ok()) s = AddTable(dir + "/3.sst", 0, 3, newest, &edit);
+  if (!s.ok()) return s;
   TableSet tables;
-  absl::Status applied = tables.Apply(edit);
-  if (!applied.ok()) return applied;  // InvalidArgument: e.g. overlapping level-1 files
+  s = tables.Apply(edit);
+  if (!s.ok()) return s;  // InvalidArgument: overlapping level-1 files, say.
   // [END build_levels]
 
-  // [START get]
+  // [START lookups]
   absl::StatusOr<LookupResult> r = tables.Get("key0042");
-  if (!r.ok()) return r.status();  // DataLoss: a damaged block, never a wrong answer
-  Check(r->kind == LookupResult::Kind::kFound && r->value == "v2" && r->sequence == 1002,
-        "key0042 is v2, from level 0");
-
+  if (!r.ok()) return r.status();  // DataLoss: a damaged block, never a wrong answer.
+  Check(r->kind == LookupResult::Kind::kFound && r->value == "v2", "key0042 is v2");
   r = tables.Get("key0007");  // Level 0's tombstone hides level 1's value.
   if (!r.ok()) return r.status();
   Check(r->kind == LookupResult::Kind::kDeleted, "key0007 is deleted");
+
+  // A batch: the filters of all its keys' files are probed in one pass.
+  std::vector<std::string_view> keys = {"key0001", "key0007", "key0042", "key0999", "key1000"};
+  std::vector<absl::StatusOr<LookupResult>> results = tables.MultiGet(keys);
+  for (size_t i = 0; i < keys.size(); ++i) {  // results[i] answers keys[i].
+    if (!results[i].ok()) return results[i].status();
+    if (results[i]->kind == LookupResult::Kind::kFound) {
+      std::cout << keys[i] << " = " << results[i]->value << "\n";
+    }
+  }
+  // [END lookups]
+  Check(r->sequence == 1001, "key0007's tombstone is from level 0");
 
   // A loop that keeps one LookupResult allocates nothing per lookup.
   LookupResult result;
   int absent_found = 0;
   for (int i = 0; i < 1000; ++i) {
-    absl::Status s = tables.Get(Key(i) + "x", &result);  // Absent, inside the files' ranges.
-    if (!s.ok()) return s;
+    absl::Status got = tables.Get(Key(i) + "x", &result);  // Absent, within the files' ranges.
+    if (!got.ok()) return got;
     if (result.kind != LookupResult::Kind::kNotFound) ++absent_found;
   }
   Check(absent_found == 0, "no absent key is found");
-  // [END get]
 
-  // [START multiget]
-  std::vector<std::string_view> keys = {"key0001", "key0007", "key0042", "key0999", "key1000"};
-  std::vector<absl::StatusOr<LookupResult>> results = tables.MultiGet(keys);
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (!results[i].ok()) return results[i].status();
-    const LookupResult& found = *results[i];
-    std::cout << keys[i] << ": "
-              << (found.kind == LookupResult::Kind::kFound     ? "found " + found.value
-                  : found.kind == LookupResult::Kind::kDeleted ? std::string("deleted")
-                                                               : std::string("not found"))
-              << "\n";
-  }
-  // [END multiget]
   using Kind = LookupResult::Kind;
   const Kind expected[] = {Kind::kFound, Kind::kDeleted, Kind::kFound, Kind::kFound,
                            Kind::kNotFound};
@@ -179,23 +153,17 @@ absl::Status Run(const std::string& dir) {
   }
 
   // [START stats]
-  // What the filters saved, per level, since the set was made.
-  LookupStats stats = tables.stats();
+  LookupStats stats = tables.stats();  // Counters since the set was made.
   for (int level = 0; level < kNumLevels; ++level) {
     const LevelStats& l = stats.levels[level];
     if (l.files == 0) continue;
-    std::cout << "level " << level << ": " << l.files << " files, " << l.bits_per_key
-              << " bits/key; " << l.filters_checked << " filter checks, "
-              << l.filters_ruled_out << " ruled out, " << l.false_positives()
-              << " false positives (FPR " << 100 * l.observed_fpr() << "% observed, "
-              << 100 * l.predicted_fpr_of_checks() << "% predicted)\n";
+    std::cout << "level " << level << ": " << l.filters_checked << " filter checks, "
+              << l.filters_ruled_out << " ruled out, FPR " << l.observed_fpr() << " observed, "
+              << l.predicted_fpr_of_checks() << " predicted\n";
   }
-  std::cout << stats.lookups << " lookups, " << stats.false_positives_per_lookup()
-            << " false positives per lookup (" << stats.expected_false_positives_per_lookup()
-            << " expected), " << stats.total_filter_bytes << " bytes of filters\n";
   // [END stats]
 
-  // 2 Gets + 1000 absent Gets + one MultiGet of 5 keys.
+  // 2 Gets, a MultiGet of 5 keys and 1000 Gets of absent keys.
   Check(stats.lookups == 1007, "1007 lookups counted");
   const LevelStats& l1 = stats.levels[1];
   Check(l1.files == 2 && l1.entries == 1000, "level 1 holds 2 files of 1000 entries");

@@ -18,8 +18,8 @@
 # Usage: tools/cmake_check.sh [--tally FILE] [--failures FILE] [--work DIR]
 #   --tally FILE     append "1 0" (passed) or "0 1" (failed) per step
 #   --failures FILE  append one line naming each failed step
-#   --work DIR       build there (kept, and reused by a second run) instead
-#                    of a temporary directory removed at the end
+#   --work DIR       build there (kept, and reused incrementally by a second
+#                    run) instead of a temporary directory removed at the end
 # Without --tally it prints "N passed, N failed" itself. Exits non-zero if a
 # step failed. Output of a step is shown only when it fails.
 set -uo pipefail
@@ -64,7 +64,9 @@ tally() {  # tally PASSED(0|1) NAME
       # CTest lists its failed tests at the end; other steps, their first error.
       why=$(sed -n '/The following tests FAILED/,$s/^[[:space:]]*[0-9]* - \([^ ]*\).*/\1/p' "$log" | tr '\n' ' ')
       [[ -n $why ]] && why="tests $why"
-      [[ -n $why ]] || why=$(grep -m1 -E 'error|Error|FAIL|WRONG|not found' "$log" || tail -n 1 "$log")
+      [[ -n $why ]] || why=$(grep -m1 -E '^cmake_check: ' "$log" | sed 's/^cmake_check: //')
+      [[ -n $why ]] || why=$(grep -m1 -E '(^|[^a-z_])error:|CMake Error|^FAILED: |WRONG' "$log")
+      [[ -n $why ]] || why=$(tail -n 1 "$log")
       echo "cmake stage: $2 failed: $why" >>"$failures_out"
     fi
   fi
@@ -82,6 +84,14 @@ step() {
     echo "   FAILED ($((SECONDS - start)) s): $name; full output above (last 40 lines)" >&2
     tally 0 "$name"
   fi
+}
+
+# run PROGRAM: runs it, saying so if it fails.
+run() {
+  "$1" && return 0
+  local rc=$?
+  echo "cmake_check: $1 exited with status $rc"
+  return 1
 }
 
 cmake_build() {
@@ -102,10 +112,10 @@ cmake_install() {
       lib/liblsmbloom.a lib/cmake/lsmbloom/lsmbloomConfig.cmake \
       lib/cmake/lsmbloom/lsmbloomConfigVersion.cmake lib/cmake/lsmbloom/lsmbloomTargets.cmake \
       lib/cmake/lsmbloom/FindxxHash.cmake lib/pkgconfig/lsmbloom.pc; do
-    [[ -e $prefix/$f ]] || { echo "not found after install: $prefix/$f"; missing=1; }
+    [[ -e $prefix/$f ]] || { echo "cmake_check: not installed: $prefix/$f"; missing=1; }
   done
   if find "$prefix/include" -path '*/src/*' | grep .; then
-    echo "error: internal headers installed (above)"
+    echo "cmake_check: internal headers installed (above)"
     missing=1
   fi
   return $missing
@@ -114,40 +124,40 @@ cmake_install() {
 # A fresh project outside the checkout: the consumer and the example only.
 consumer_find_package() {
   local src=$work/fresh
-  rm -rf "$src" "$work/consumer"
+  rm -rf "$src"
   mkdir -p "$src/examples/cmake_consumer" "$src/examples/quickstart"
   cp examples/cmake_consumer/CMakeLists.txt "$src/examples/cmake_consumer/"
   cp examples/quickstart/quickstart.cc "$src/examples/quickstart/"
   cmake -S "$src/examples/cmake_consumer" -B "$work/consumer" "${generator[@]}" \
     -DCMAKE_PREFIX_PATH="$prefix" &&
-    grep -q "^lsmbloom_DIR:PATH=$prefix/lib/cmake/lsmbloom\$" "$work/consumer/CMakeCache.txt" &&
+    { grep -q "^lsmbloom_DIR:PATH=$prefix/lib/cmake/lsmbloom\$" "$work/consumer/CMakeCache.txt" ||
+      { echo "cmake_check: the consumer did not find lsmbloom in $prefix"; false; }; } &&
     cmake --build "$work/consumer" "${jobs[@]}" &&
-    "$work/consumer/quickstart"
+    run "$work/consumer/quickstart"
 }
 
 # The library's compile commands in a build with no CMAKE_BUILD_TYPE must
 # carry what Bazel's do (copts.bzl, third_party/system_libs.BUILD).
 consumer_add_subdirectory() {
   local dir=$work/consumer-sub
-  rm -rf "$dir"
   cmake -S examples/cmake_consumer -B "$dir" "${generator[@]}" -DLSMBLOOM_FROM_SOURCE=ON &&
     cmake --build "$dir" "${jobs[@]}" &&
-    "$dir/quickstart" || return 1
+    run "$dir/quickstart" || return 1
   local commands bad=0
   commands=$(cd "$dir" && ninja -t commands quickstart | grep -- '-c .*/src/.*\.cc$')
   if [[ -z $commands ]]; then
-    echo "error: no compile command of the library found"
+    echo "cmake_check: no compile command of the library found"
     return 1
   fi
   local flag
   for flag in -O2 -std=c++17 -DHWY_COMPILE_ALL_ATTAINABLE; do
     if grep -v -q -- "$flag" <<<"$commands"; then
-      echo "error: a library source compiles without $flag"
+      echo "cmake_check: a library source compiles without $flag"
       bad=1
     fi
   done
   if grep -q -- '-march' <<<"$commands"; then
-    echo "error: a library source compiles with -march"
+    echo "cmake_check: a library source compiles with -march"
     bad=1
   fi
   return $bad
@@ -159,7 +169,7 @@ pkg_config_link() {
   echo "pkg-config --cflags --libs lsmbloom: $flags"
   # shellcheck disable=SC2086  # flags are words.
   g++ -std=c++17 -o "$work/quickstart-pc" examples/quickstart/quickstart.cc $flags &&
-    "$work/quickstart-pc"
+    run "$work/quickstart-pc"
 }
 
 start=$SECONDS
@@ -172,7 +182,7 @@ if ((failed == 0)); then
 else
   # Nothing to test, install or consume: name each step that did not run.
   for name in ctest "cmake install" "find_package consumer" "pkg-config consumer"; do
-    echo "cmake build failed" >"$log"
+    echo "cmake_check: not run, the cmake build failed" >"$log"
     tally 0 "$name"
   done
 fi

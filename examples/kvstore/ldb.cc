@@ -95,7 +95,7 @@ absl::Status DumpManifest(const std::string& dir, std::FILE* out) {
           absl::StrAppendFormat(&line, "  size %d  id %016x (found; not recorded)", t.file_size(),
                                 t.unique_id());
         } else if (t.file_size() != f.file_size || t.unique_id() != f.unique_id) {
-          s = absl::DataLossError(absl::StrCat(path, ": not the table the MANIFEST lists"));
+          s = absl::DataLossError("not the table the MANIFEST lists");
           absl::StrAppendFormat(&line, "  ERROR: the file has size %d, id %016x (replaced?)",
                                 t.file_size(), t.unique_id());
         }

@@ -29,11 +29,13 @@ set(LSMBLOOM_FILTER_SOURCES
   src/filter/filter_format.cc
   src/filter/filter_format.h
   src/filter/filter_policy.cc
+  src/filter/filter_probe.h
   src/filter/hash_buffer.cc
   src/filter/hash_buffer.h
   src/filter/huge_pages.cc
   src/filter/huge_pages.h
   src/filter/key_hash.cc
+  src/filter/key_hash_short.h
   src/filter/reference_kernels.cc
   src/filter/reference_kernels.h
   src/filter/simd.cc
@@ -47,7 +49,7 @@ set(LSMBLOOM_TABLE_SOURCES
   src/table/block_builder.cc
   src/table/block_builder.h
   src/table/data_block_hash_index.h
-  src/table/filter_keys.h
+  src/table/filter_key_selector.h
   src/table/format.cc
   src/table/format.h
   src/table/prefix_extractor.cc

@@ -121,21 +121,21 @@ void BlockedBloomBuilder::AddKey(std::string_view key) {
 }
 
 void BlockedBloomBuilder::AddKeyChunk(const std::string_view* keys, size_t n) {
-  uint64_t hashes[kAddKeysChunk];
-  KeyHashBatch(keys, hashes, n, options_.hash);
+  const uint64_t seed = options_.hash.seed;
   uint64_t* next = next_;
   uint64_t* end = end_;
   uint64_t last_hash = last_hash_;
   bool has_last_hash = has_last_hash_;
   for (size_t i = 0; i < n; ++i) {
-    if (IsAdjacentRepeat(hashes[i], last_hash, has_last_hash)) continue;
+    const uint64_t hash = internal::KeyHashFast(keys[i], seed);
+    if (IsAdjacentRepeat(hash, last_hash, has_last_hash)) continue;
     if (next == end) {
       next_ = next;
       Refill();
       next = next_;
       end = end_;
     }
-    *next++ = hashes[i];
+    *next++ = hash;
   }
   next_ = next;
   last_hash_ = last_hash;

@@ -3,6 +3,7 @@
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/blocked_bloom_layout.h"
 #include "src/filter/filter_format.h"
+#include "src/filter/key_hash_short.h"
 #include "src/filter/reference_kernels.h"
 #include "src/filter/simd_kernels.h"
 
@@ -17,7 +18,6 @@ absl::StatusOr<BlockedBloomReader> BlockedBloomReader::Open(std::string_view fil
   reader.format_version_ = internal::kFormatVersion;  // The only one Decode accepts.
   reader.bits_ = reinterpret_cast<const uint8_t*>(filter.data()) + internal::kHeaderBytes;
   reader.probe_one_ = internal::ChosenProbeOne();
-  reader.probe_key_ = internal::ChosenProbeKey();
   reader.probe_batch_ = internal::ChosenProbeBatch();
   reader.prefetch_ = geometry->bit_bytes() > internal::BatchPrefetchAboveBytes();
   reader.probed_bits_ = internal::kEmptyBlock;
@@ -26,6 +26,10 @@ absl::StatusOr<BlockedBloomReader> BlockedBloomReader::Open(std::string_view fil
     reader.probed_blocks_ = geometry->num_blocks;
   }
   return reader;
+}
+
+bool BlockedBloomReader::MayMatch(std::string_view key) const {
+  return MayMatchHash(internal::KeyHashFast(key, geometry_.hash.seed));
 }
 
 uint64_t BlockedBloomReader::BlockOfHash(uint64_t hash) const {

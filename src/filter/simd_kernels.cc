@@ -13,8 +13,6 @@
 
 #include <unistd.h>
 
-#include <string_view>
-
 #include <utility>
 
 #include "hwy/cache_control.h"
@@ -22,7 +20,6 @@
 #include "hwy/highway.h"
 #include "lsmbloom/filter/blocked_bloom-inl.h"
 #include "lsmbloom/filter/blocked_bloom_layout.h"
-#include "src/filter/key_hash_short.h"
 #include "src/filter/reference_kernels.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -38,12 +35,6 @@ using lsmbloom::HWY_NAMESPACE::SetBlockBit;
 
 // How many keys ahead the build fetches the block it will set.
 constexpr size_t kBuildPrefetchDistance = 32;
-
-bool ProbeKey(const uint8_t* bits, uint64_t num_blocks, int num_probes, uint64_t seed,
-              const char* key, size_t size) {
-  return BlockedBloomProber(BlockedBloomView{bits, num_blocks, num_probes})
-      .MayMatchHash(KeyHashFast(std::string_view(key, size), seed));
-}
 
 bool ProbeOne(const uint8_t* bits, uint64_t num_blocks, int num_probes, uint64_t hash) {
   return BlockedBloomProber(BlockedBloomView{bits, num_blocks, num_probes}).MayMatchHash(hash);
@@ -268,7 +259,6 @@ namespace lsmbloom {
 namespace internal {
 
 HWY_EXPORT(ProbeOne);
-HWY_EXPORT(ProbeKey);
 HWY_EXPORT(ProbeBatch);
 HWY_EXPORT(AddHashes);
 HWY_EXPORT(ProbeEach);
@@ -281,12 +271,6 @@ ProbeOneFn ChosenProbeOne() {
   hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
   if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
   return &HWY_DYNAMIC_DISPATCH(ProbeOne);
-}
-
-ProbeKeyFn ChosenProbeKey() {
-  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
-  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
-  return &HWY_DYNAMIC_DISPATCH(ProbeKey);
 }
 
 // Prefetching costs more than it saves while most of the filter is in the

@@ -22,12 +22,6 @@ using ProbeOneFn = bool (*)(const uint8_t* bits, uint64_t num_blocks, int num_pr
 // The single-probe kernel of the target Highway has chosen now.
 ProbeOneFn ChosenProbeOne();
 
-// The probe of KeyHash(key[0, size), {seed}): the key hashed inline, then
-// probed, in one call. REQUIRES: num_blocks > 0.
-using ProbeKeyFn = bool (*)(const uint8_t* bits, uint64_t num_blocks, int num_probes,
-                            uint64_t seed, const char* key, size_t size);
-ProbeKeyFn ChosenProbeKey();
-
 // out[i] = probe of hashes[i]. With `prefetch`, blocks are fetched a window
 // of keys before they are probed (worth it only for filters larger than
 // cache). REQUIRES: num_blocks > 0.

@@ -99,8 +99,8 @@ class BlockedBloomBuilder {
 
   // AddKey of every key of `keys` in order: any range whose elements convert
   // to std::string_view. Faster than a loop of AddKey when keys are at hand
-  // together: they are hashed a chunk at a time in one call (KeyHashBatch),
-  // and the chunk's hashes added with the buffer's cursor in registers.
+  // together: a chunk of keys at a time goes into the library in one call,
+  // which hashes and adds them with the buffer's cursor in registers.
   template <typename KeyRange>
   void AddKeys(const KeyRange& keys);
 
@@ -199,13 +199,9 @@ class BlockedBloomReader {
   static absl::StatusOr<BlockedBloomReader> Open(
       std::string_view filter, const FilterReadOptions& options = FilterReadOptions());
 
-  // False only if `key` was certainly not added. One indirect call into the
-  // kernel of the best target the CPU has, chosen at Open, which hashes the
-  // key and probes.
-  bool MayMatch(std::string_view key) const {
-    return probe_key_(probed_bits_, probed_blocks_, geometry_.num_probes, geometry_.hash.seed,
-                      key.data(), key.size());
-  }
+  // False only if `key` was certainly not added. A call into the library,
+  // which hashes the key and probes as MayMatchHash does.
+  bool MayMatch(std::string_view key) const;
 
   // As MayMatch, for hash == KeyHash(key, geometry().hash): one indirect call
   // into the kernel of the best target the CPU has, chosen at Open. Code
@@ -239,7 +235,6 @@ class BlockedBloomReader {
 
  private:
   using ProbeFn = bool (*)(const uint8_t*, uint64_t, int, uint64_t);
-  using ProbeKeyFn = bool (*)(const uint8_t*, uint64_t, int, uint64_t, const char*, size_t);
   using ProbeBatchFn = void (*)(const uint8_t*, uint64_t, int, const uint64_t*, size_t, bool*,
                                 bool);
   BlockedBloomReader() = default;
@@ -249,7 +244,6 @@ class BlockedBloomReader {
   const uint8_t* bits_ = nullptr;
   // Kernels resolved once per reader, never per probe or per batch.
   ProbeFn probe_one_ = nullptr;
-  ProbeKeyFn probe_key_ = nullptr;
   ProbeBatchFn probe_batch_ = nullptr;
   bool prefetch_ = false;  // Batches fetch blocks ahead (filters over 2x L2).
   // What MayMatchHash and MayMatchBatch probe: bits_ and geometry_.num_blocks,

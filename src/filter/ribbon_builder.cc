@@ -1,0 +1,258 @@
+// The Ribbon builder: sizing, banding (Gaussian elimination as equations
+// arrive) and back-substitution into interleaved solution storage.
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "lsmbloom/filter/ribbon.h"
+#include "lsmbloom/filter/ribbon_layout.h"
+#include "lsmbloom/filter/ribbon_math.h"
+#include "src/filter/ribbon_format.h"
+#include "src/util/coding.h"
+
+namespace lsmbloom {
+namespace {
+
+using internal::kRibbonMaxColumns;
+using internal::kRibbonMaxSegments;
+using internal::kRibbonSegmentSlots;
+using Row = unsigned __int128;
+
+// The slacks PlanRibbon tries: RibbonSlotOverhead(n) + i * kOverheadStep.
+constexpr int kOverheadSteps = 13;
+constexpr double kOverheadStep = 0.005;
+
+int CountTrailingZeros(Row row) {
+  const uint64_t lo = static_cast<uint64_t>(row);
+  return lo != 0 ? __builtin_ctzll(lo) : 64 + __builtin_ctzll(static_cast<uint64_t>(row >> 64));
+}
+
+int Parity(Row row) {
+  return __builtin_parityll(static_cast<uint64_t>(row) ^ static_cast<uint64_t>(row >> 64));
+}
+
+// Segments, r and upper_start holding `words` solution words over
+// `num_segments` segments (r = floor(words / segments), the remainder of
+// segments taking one column more).
+void SpreadWords(uint64_t words, RibbonGeometry& g) {
+  const uint64_t r = words / g.num_segments;
+  g.num_columns = static_cast<int>(r);
+  g.upper_start = g.num_segments - (words - r * g.num_segments);
+}
+
+uint64_t SegmentsFor(uint64_t num_keys, double overhead) {
+  const double slots = std::ceil(static_cast<double>(num_keys) * (1.0 + overhead));
+  const double segments = std::ceil(slots / kRibbonSegmentSlots);
+  if (!(segments <= static_cast<double>(kRibbonMaxSegments))) return kRibbonMaxSegments + 1;
+  return std::max<uint64_t>(2, static_cast<uint64_t>(segments));
+}
+
+double PredictedFpr(const RibbonGeometry& g, double overhead) {
+  return RibbonFpr(g.num_columns, g.upper_fraction(),
+                   RibbonDependentFraction(g.num_keys, overhead));
+}
+
+// The smallest filter over `segments` whose predicted FPR is at most
+// `target`, or the largest if none is (then its FPR is above the target).
+RibbonGeometry SmallestMeeting(RibbonGeometry g, double overhead, double target) {
+  uint64_t lo = g.num_segments;                        // 1 column everywhere.
+  uint64_t hi = g.num_segments * kRibbonMaxColumns;    // 32 everywhere.
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    SpreadWords(mid, g);
+    if (PredictedFpr(g, overhead) <= target) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  SpreadWords(lo, g);
+  return g;
+}
+
+}  // namespace
+
+absl::Status ValidateRibbonOptions(const RibbonOptions& options) {
+  if (options.target_fpr != 0.0 && !(options.target_fpr >= 1e-9 && options.target_fpr <= 0.5)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("target_fpr must be in [1e-9, 0.5] or 0 for unset, got ", options.target_fpr));
+  }
+  if (options.target_fpr == 0.0 &&
+      !(options.bits_per_key >= 1.1 && options.bits_per_key <= 34.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bits_per_key must be in [1.1, 34], got ", options.bits_per_key));
+  }
+  if (options.hash.id != HashId::kXxh3_64) {
+    return absl::InvalidArgumentError("unknown hash id");
+  }
+  return absl::OkStatus();
+}
+
+uint64_t RibbonGeometry::serialized_size() const {
+  return internal::kRibbonHeaderBytes + solution_bytes();
+}
+
+double RibbonGeometry::bits_per_key() const {
+  return num_keys == 0 ? 0.0 : 64.0 * static_cast<double>(solution_words()) / num_keys;
+}
+
+double RibbonGeometry::upper_fraction() const {
+  if (num_segments == 0) return 0.0;
+  const uint64_t first_upper_start = upper_start * kRibbonSegmentSlots;
+  const uint64_t starts = num_starts();
+  return first_upper_start >= starts
+             ? 0.0
+             : static_cast<double>(starts - first_upper_start) / static_cast<double>(starts);
+}
+
+double RibbonGeometry::predicted_fpr() const {
+  if (num_keys == 0) return 0.0;
+  const double overhead = static_cast<double>(num_slots()) / num_keys - 1.0;
+  return PredictedFpr(*this, overhead);
+}
+
+absl::StatusOr<RibbonGeometry> PlanRibbon(uint64_t num_keys, const RibbonOptions& options) {
+  absl::Status valid = ValidateRibbonOptions(options);
+  if (!valid.ok()) return valid;
+  RibbonGeometry g;
+  g.hash = options.hash;
+  g.num_keys = num_keys;
+  if (num_keys == 0) return g;  // No segments, r = 1, upper_start 0.
+  // More slack makes dependent keys rarer but spreads the solution bits over
+  // more slots. Try slacks from the smallest up: with a target, keep the
+  // smallest filter meeting it; with bits/key, the lowest predicted FPR.
+  bool have_best = false;
+  RibbonGeometry best;
+  double best_fpr = 0.0;
+  const double min_overhead = RibbonSlotOverhead(num_keys);
+  for (int step = 0; step < kOverheadSteps; ++step) {
+    RibbonGeometry candidate = g;
+    candidate.num_segments = SegmentsFor(num_keys, min_overhead + kOverheadStep * step);
+    if (candidate.num_segments > kRibbonMaxSegments) {
+      if (step == 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            num_keys, " keys need more than 2^26 Ribbon segments; split the table"));
+      }
+      break;
+    }
+    if (options.target_fpr > 0.0) {
+      const double overhead = static_cast<double>(candidate.num_slots()) / num_keys - 1.0;
+      candidate = SmallestMeeting(candidate, overhead, options.target_fpr);
+    } else {
+      const double words = std::floor(options.bits_per_key * num_keys / 64.0);
+      SpreadWords(std::clamp(static_cast<uint64_t>(words), candidate.num_segments,
+                             candidate.num_segments * kRibbonMaxColumns),
+                  candidate);
+    }
+    const double fpr = candidate.predicted_fpr();
+    const bool better =
+        options.target_fpr > 0.0
+            ? (fpr <= options.target_fpr &&
+               (best_fpr > options.target_fpr ||
+                candidate.solution_words() < best.solution_words())) ||
+                  (fpr < best_fpr && best_fpr > options.target_fpr)
+            : fpr < best_fpr;
+    if (!have_best || better) {
+      best = candidate;
+      best_fpr = fpr;
+      have_best = true;
+    }
+  }
+  return best;
+}
+
+absl::StatusOr<RibbonBuilder> RibbonBuilder::Create(const RibbonOptions& options) {
+  absl::Status valid = ValidateRibbonOptions(options);
+  if (!valid.ok()) return valid;
+  return RibbonBuilder(options);
+}
+
+namespace {
+
+// Gaussian elimination on the fly: each equation (start, 128 coefficients,
+// the first one set) is reduced against the rows already in the band until
+// it lands on an empty slot, which becomes its pivot, or vanishes (it is a
+// sum of earlier equations: with right-hand side zero it adds nothing).
+// Hashes arrive sorted, so starts ascend and the band is swept left to right.
+void Band(const uint64_t* hashes, size_t n, uint64_t num_starts, Row* band) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t hash = hashes[i];
+    uint64_t slot = internal::RibbonStart(hash, num_starts);
+    const internal::RibbonCoeffs c = internal::RibbonCoefficients(hash);
+    Row row = (static_cast<Row>(c.hi) << 64) | c.lo;
+    for (;;) {
+      const Row existing = band[slot];
+      if (existing == 0) {
+        band[slot] = row;
+        break;
+      }
+      row ^= existing;
+      if (row == 0) break;
+      const int skip = CountTrailingZeros(row);
+      slot += skip;
+      row >>= skip;
+    }
+  }
+}
+
+// Back-substitution, last slot first, straight into interleaved storage.
+// window[j] holds column j of the 128 slots from the current one on (bit t:
+// slot + t). A slot with a pivot row takes the bit that makes its equation's
+// parity zero; a free slot takes a pseudo-random bit, so that absent keys'
+// parities are uniform.
+void BackSubstitute(const Row* band, const RibbonGeometry& g, uint8_t* out) {
+  Row window[kRibbonMaxColumns] = {};
+  const uint64_t r = g.num_columns;
+  for (uint64_t segment = g.num_segments; segment-- > 0;) {
+    const uint64_t columns = r + (segment >= g.upper_start);
+    for (int t = kRibbonSegmentSlots - 1; t >= 0; --t) {
+      const uint64_t slot = segment * kRibbonSegmentSlots + t;
+      const Row row = band[slot];
+      if (row != 0) {
+        for (uint64_t j = 0; j < columns; ++j) {
+          const Row shifted = window[j] << 1;
+          window[j] = shifted | static_cast<Row>(Parity(row & shifted));
+        }
+      } else {
+        const uint64_t bits = internal::RibbonRemix(slot ^ internal::kFreeSlotSeed);
+        for (uint64_t j = 0; j < columns; ++j) {
+          window[j] = (window[j] << 1) | static_cast<Row>((bits >> j) & 1);
+        }
+      }
+    }
+    uint8_t* words = out + 8 * internal::RibbonSegmentOffset(segment, r, g.upper_start);
+    for (uint64_t j = 0; j < columns; ++j) {
+      internal::EncodeFixed64(words + 8 * j, static_cast<uint64_t>(window[j]));
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> RibbonBuilder::Finish() {
+  std::vector<uint64_t> hashes;
+  hashes.swap(hashes_);
+  absl::StatusOr<RibbonGeometry> planned = PlanRibbon(hashes.size(), options_);
+  if (!planned.ok()) return planned.status();
+  const RibbonGeometry& g = *planned;
+  std::string filter(g.serialized_size(), '\0');
+  uint8_t* header = reinterpret_cast<uint8_t*>(filter.data());
+  if (g.num_keys > 0) {
+    // Sorted by value is sorted by start, and makes the bytes independent
+    // of the order keys arrived in.
+    std::sort(hashes.begin(), hashes.end());
+    std::unique_ptr<Row[]> band(new Row[g.num_slots()]());
+    Band(hashes.data(), hashes.size(), g.num_starts(), band.get());
+    hashes = std::vector<uint64_t>();  // Freed before back-substitution.
+    BackSubstitute(band.get(), g, header + internal::kRibbonHeaderBytes);
+  }
+  internal::EncodeRibbonHeader(g, header);
+  return filter;
+}
+
+}  // namespace lsmbloom

@@ -5,7 +5,8 @@
 
 namespace lsmbloom {
 
-// 4.5% slack: where the smallest filter at 1% FPR lies for 10^5 to 10^7 keys
+// 4.5% slack at least: where the smallest filter at 1% FPR lies for 10^5 to
+// 10^7 keys
 // (at 4% the dependent term costs more bits than the slack saves, at 5% the
 // slack costs more than the term; see RibbonDependentFraction).
 double RibbonSlotOverhead(uint64_t /*num_keys*/) { return 0.045; }
@@ -16,8 +17,8 @@ double RibbonSlotOverhead(uint64_t /*num_keys*/) { return 0.045; }
 //
 //   keys    e=0.035   e=0.040   e=0.045   e=0.050
 //   10^5    0         0         0         0
-//   10^6    3.7e-3    7e-4      2e-5      0 (<1e-6)
-//   10^7    1.4e-3    6.7e-4    2.3e-5    0 (<1e-6)
+//   10^6    3.7e-3    7.5e-4    2.2e-5    0 (<1e-6)
+//   10^7    1.4e-3    2.7e-4    7.4e-5    1e-6
 //
 // d is lumpy: a filter either has a saturated stretch (d ~ its length over
 // the band) or none; the mean falls ~e-fold per 0.0025 of slack. The fit

@@ -6,12 +6,18 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/filter/ribbon_layout.h"
 #include "lsmbloom/filter/ribbon_math.h"
+#include "src/filter/hash_buffer.h"
 #include "src/filter/ribbon_format.h"
 #include "src/util/coding.h"
 
@@ -174,6 +180,83 @@ absl::StatusOr<RibbonBuilder> RibbonBuilder::Create(const RibbonOptions& options
 
 namespace {
 
+// Zero-filled scratch memory. From 2 MiB on it is mapped on a 2 MiB
+// boundary with huge pages requested: the builder writes every page of its
+// sorted hashes and band once, and in a VM each 4 KiB page fault costs
+// microseconds (measured here, malloc and memset of the band took about half
+// of a 10^6-key build).
+class Scratch {
+ public:
+  explicit Scratch(size_t bytes) : bytes_(bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= kHugePage) {
+      mapped_ = bytes + kHugePage;
+      void* p = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) throw std::bad_alloc();
+      mapping_ = p;
+      const uintptr_t at = (reinterpret_cast<uintptr_t>(p) + kHugePage - 1) & ~(kHugePage - 1);
+      data_ = reinterpret_cast<void*>(at);
+      madvise(data_, bytes, MADV_HUGEPAGE);  // Advice: without THP nothing changes.
+      return;
+    }
+#endif
+    data_ = std::calloc(bytes > 0 ? bytes : 1, 1);
+    if (data_ == nullptr) throw std::bad_alloc();
+  }
+  ~Scratch() {
+#if defined(__linux__)
+    if (mapping_ != nullptr) {
+      munmap(mapping_, mapped_);
+      return;
+    }
+#endif
+    std::free(data_);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(data_);
+  }
+
+ private:
+  static constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
+  size_t bytes_;
+  size_t mapped_ = 0;
+  void* mapping_ = nullptr;
+  void* data_ = nullptr;
+};
+
+// The hashes in ascending order: one counting pass on the top bits (about
+// four hashes per bucket), a scatter, and an insertion sort of each bucket.
+// ~3x faster than std::sort at 10^6; 8 bytes per hash besides the input
+// and 4 bytes per bucket.
+void SortHashes(const uint64_t* hashes, size_t n, uint64_t* sorted) {
+  int bucket_bits = 1;
+  while (bucket_bits < 24 && (size_t{4} << bucket_bits) < n) ++bucket_bits;
+  const int shift = 64 - bucket_bits;
+  std::vector<uint32_t> ends(size_t{1} << bucket_bits, 0);
+  for (size_t i = 0; i < n; ++i) ++ends[hashes[i] >> shift];
+  uint32_t total = 0;
+  for (uint32_t& e : ends) {
+    total += e;
+    e = total;  // The end of each bucket; decremented below to its start.
+  }
+  for (size_t i = n; i-- > 0;) sorted[--ends[hashes[i] >> shift]] = hashes[i];
+  // ends[b] is now the start of bucket b.
+  for (size_t b = 0; b < ends.size(); ++b) {
+    const size_t begin = ends[b];
+    const size_t end = b + 1 < ends.size() ? ends[b + 1] : n;
+    for (size_t i = begin + 1; i < end; ++i) {
+      const uint64_t h = sorted[i];
+      size_t j = i;
+      for (; j > begin && sorted[j - 1] > h; --j) sorted[j] = sorted[j - 1];
+      sorted[j] = h;
+    }
+  }
+}
+
 // Gaussian elimination on the fly: each equation (start, 128 coefficients,
 // the first one set) is reduced against the rows already in the band until
 // it lands on an empty slot, which becomes its pivot, or vanishes (it is a
@@ -234,22 +317,45 @@ void BackSubstitute(const Row* band, const RibbonGeometry& g, uint8_t* out) {
 
 }  // namespace
 
+RibbonBuilder::RibbonBuilder(const RibbonOptions& options)
+    : options_(options), hashes_(new internal::HashBuffer()) {}
+RibbonBuilder::RibbonBuilder(RibbonBuilder&&) noexcept = default;
+RibbonBuilder& RibbonBuilder::operator=(RibbonBuilder&&) noexcept = default;
+RibbonBuilder::~RibbonBuilder() = default;
+
+void RibbonBuilder::AddHash(uint64_t hash) {
+  if (hash == last_hash_ && has_last_hash_) return;
+  last_hash_ = hash;
+  has_last_hash_ = true;
+  hashes_->Add(hash);
+}
+
+size_t RibbonBuilder::num_buffered() const { return hashes_->size(); }
+size_t RibbonBuilder::MemoryUsage() const { return hashes_->MemoryUsage(); }
+
 absl::StatusOr<std::string> RibbonBuilder::Finish() {
-  std::vector<uint64_t> hashes;
-  hashes.swap(hashes_);
-  absl::StatusOr<RibbonGeometry> planned = PlanRibbon(hashes.size(), options_);
-  if (!planned.ok()) return planned.status();
+  has_last_hash_ = false;
+  const size_t n = hashes_->size();
+  absl::StatusOr<RibbonGeometry> planned = PlanRibbon(n, options_);
+  if (!planned.ok()) {
+    hashes_->Drain([](const uint64_t*, size_t) {});
+    return planned.status();
+  }
   const RibbonGeometry& g = *planned;
   std::string filter(g.serialized_size(), '\0');
   uint8_t* header = reinterpret_cast<uint8_t*>(filter.data());
-  if (g.num_keys > 0) {
+  if (n > 0) {
     // Sorted by value is sorted by start, and makes the bytes independent
     // of the order keys arrived in.
-    std::sort(hashes.begin(), hashes.end());
-    std::unique_ptr<Row[]> band(new Row[g.num_slots()]());
-    Band(hashes.data(), hashes.size(), g.num_starts(), band.get());
-    hashes = std::vector<uint64_t>();  // Freed before back-substitution.
-    BackSubstitute(band.get(), g, header + internal::kRibbonHeaderBytes);
+    Scratch sorted(n * sizeof(uint64_t));
+    hashes_->Drain([&](const uint64_t* run, size_t count) {
+      SortHashes(run, count, sorted.as<uint64_t>());  // One run: the buffer is flat.
+    });
+    {
+      Scratch band(g.num_slots() * sizeof(Row));  // Zero: every slot empty.
+      Band(sorted.as<uint64_t>(), n, g.num_starts(), band.as<Row>());
+      BackSubstitute(band.as<Row>(), g, header + internal::kRibbonHeaderBytes);
+    }
   }
   internal::EncodeRibbonHeader(g, header);
   return filter;

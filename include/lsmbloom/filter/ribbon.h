@@ -35,6 +35,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +47,9 @@
 #include "lsmbloom/filter/ribbon_layout.h"
 
 namespace lsmbloom {
+namespace internal {
+class HashBuffer;  // The builder's store of hashes (src/filter/hash_buffer.h).
+}  // namespace internal
 
 struct RibbonOptions {
   // Solution bits per distinct key, in [1.1, 34]; fractional values are
@@ -96,13 +100,20 @@ absl::StatusOr<RibbonGeometry> PlanRibbon(uint64_t num_keys, const RibbonOptions
 // Call order: (AddKey | AddHash)* Finish, repeatable: Finish() resets the
 // builder. A key added again right after itself is dropped on arrival;
 // repeats further apart count towards the size but change no solution bit
-// (their equation is the same). Memory: 8 bytes per key until Finish, which
-// then needs 16 bytes per slot for the band (~16.8 per key) besides the
-// output: ~25 bytes per key of scratch at the peak. Not thread-safe.
+// (their equation is the same). Memory: 8 bytes per key (up to 16 while the
+// buffer grows) until Finish; Finish then holds the buffered hashes sorted
+// (8 bytes per key, the buffer freed once they are copied) and the band, 16
+// bytes per slot (~16.8 per key): at most ~25 bytes per key of scratch
+// besides the output (~0.9 bytes per key at 1% FPR). Not thread-safe.
 class RibbonBuilder {
  public:
   // InvalidArgument if the options are invalid.
   static absl::StatusOr<RibbonBuilder> Create(const RibbonOptions& options = RibbonOptions());
+
+  // A moved-from builder may only be destroyed or assigned to.
+  RibbonBuilder(RibbonBuilder&&) noexcept;
+  RibbonBuilder& operator=(RibbonBuilder&&) noexcept;
+  ~RibbonBuilder();
 
   void AddKey(std::string_view key) { AddHash(KeyHash(key, options_.hash)); }
 
@@ -114,14 +125,13 @@ class RibbonBuilder {
   }
 
   // REQUIRES: hash == KeyHash(key, options().hash) for the key it stands for.
-  void AddHash(uint64_t hash) {
-    if (!hashes_.empty() && hashes_.back() == hash) return;
-    hashes_.push_back(hash);
-  }
+  void AddHash(uint64_t hash);
 
-  size_t num_buffered() const { return hashes_.size(); }
+  // Hashes buffered so far: the count the filter will be sized from.
+  size_t num_buffered() const;
   const RibbonOptions& options() const { return options_; }
-  size_t MemoryUsage() const { return hashes_.capacity() * sizeof(uint64_t); }
+  // Bytes the builder holds now: about 8 per buffered hash.
+  size_t MemoryUsage() const;
 
   // Builds the filter of every key added since the last Finish, then resets.
   // The bytes depend only on the multiset of hashes added (adjacent repeats
@@ -130,10 +140,12 @@ class RibbonBuilder {
   absl::StatusOr<std::string> Finish();
 
  private:
-  explicit RibbonBuilder(const RibbonOptions& options) : options_(options) {}
+  explicit RibbonBuilder(const RibbonOptions& options);
 
   RibbonOptions options_;
-  std::vector<uint64_t> hashes_;
+  std::unique_ptr<internal::HashBuffer> hashes_;
+  uint64_t last_hash_ = 0;
+  bool has_last_hash_ = false;
 };
 
 // What a probe needs, in one small value. Valid while the reader's bytes are.
@@ -192,11 +204,16 @@ class RibbonReader {
   // False only if `key` was certainly not added.
   bool MayMatch(std::string_view key) const { return MayMatchHash(KeyHash(key, geometry_.hash)); }
 
-  // As MayMatch, for hash == KeyHash(key, geometry().hash).
-  bool MayMatchHash(uint64_t hash) const { return internal::RibbonMayMatch(view_, hash); }
+  // As MayMatch, for hash == KeyHash(key, geometry().hash). One call into
+  // the SIMD kernel of the best target the CPU has, chosen at Open (the
+  // columns' parities computed side by side in vector lanes).
+  bool MayMatchHash(uint64_t hash) const {
+    return view_.num_starts != 0 && probe_one_(view_, total_words_, hash);
+  }
 
-  // out[i] = MayMatchHash(hashes[i]), fetching every key's cache lines
-  // ahead of probing them. REQUIRES: out.size() == hashes.size().
+  // out[i] = MayMatchHash(hashes[i]). For filters over twice the L2 cache,
+  // every key's cache lines of a group of 32 are fetched before any of the
+  // group is probed. REQUIRES: out.size() == hashes.size().
   void MayMatchBatch(absl::Span<const uint64_t> hashes, absl::Span<bool> out) const;
 
   const RibbonView& view() const { return view_; }
@@ -209,10 +226,17 @@ class RibbonReader {
   }
 
  private:
+  using ProbeOneFn = bool (*)(const RibbonView&, uint64_t, uint64_t);
+  using ProbeBatchFn = void (*)(const RibbonView&, uint64_t, const uint64_t*, size_t, bool*, bool);
   RibbonReader() = default;
 
   RibbonGeometry geometry_;
   RibbonView view_;
+  uint64_t total_words_ = 0;
+  // Kernels resolved once per reader, never per probe or per batch.
+  ProbeOneFn probe_one_ = nullptr;
+  ProbeBatchFn probe_batch_ = nullptr;
+  bool prefetch_ = false;
 };
 
 }  // namespace lsmbloom

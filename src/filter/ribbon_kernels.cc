@@ -46,14 +46,16 @@ HWY_INLINE bool Probe(const RibbonView& v, uint64_t total_words, uint64_t hash) 
   const uint64_t segment = start / kRibbonSegmentSlots;
   const unsigned shift = static_cast<unsigned>(start % kRibbonSegmentSlots);
   const uint64_t cols = v.num_columns, upper = v.upper_start;
+  // Segment b holds cols + (b >= upper) words.
   const uint64_t n = cols + (segment >= upper);
   const uint64_t at0 = RibbonSegmentOffset(segment, cols, upper);
-  const uint64_t at1 = RibbonSegmentOffset(segment + 1, cols, upper);
-  const uint64_t at2 = RibbonSegmentOffset(segment + 1 + (shift != 0), cols, upper);
-  const uint64_t chunks = (n + kLanes - 1) / kLanes;
+  const uint64_t at1 = at0 + n;
+  // On a segment boundary the third segment is unused (k2 == 0): read the
+  // second again.
+  const uint64_t at2 = at1 + (shift != 0 ? cols + (segment + 1 >= upper) : 0);
   // Whole vectors would read past the solution: only keys in the last
   // segments, rare and predictable.
-  if (HWY_UNLIKELY(std::max(at1, at2) + chunks * kLanes > total_words)) {
+  if (HWY_UNLIKELY(at2 + ((n + kLanes - 1) & ~uint64_t{kLanes - 1}) > total_words)) {
     return RibbonMayMatch(v, hash);
   }
   const RibbonCoeffs c = RibbonCoefficients(hash);
@@ -61,15 +63,15 @@ HWY_INLINE bool Probe(const RibbonView& v, uint64_t total_words, uint64_t hash) 
   const auto k1 = hn::Set(d, (c.hi << shift) | ((c.lo >> 1) >> (63 - shift)));
   const auto k2 = hn::Set(d, (c.hi >> 1) >> (63 - shift));
   const uint64_t* w = v.words;
-  auto odd = hn::Zero(d);
-  for (uint64_t chunk = 0; chunk < chunks; ++chunk) {
-    const uint64_t j = chunk * kLanes;
+  auto parities = [&](uint64_t j) HWY_ATTR {
     const auto x = hn::Xor(hn::Xor(hn::And(k0, hn::LoadU(d, w + at0 + j)),
                                    hn::And(k1, hn::LoadU(d, w + at1 + j))),
                            hn::And(k2, hn::LoadU(d, w + at2 + j)));
-    const auto live = hn::FirstN(d, static_cast<size_t>(n - j));
-    odd = hn::Or(odd, hn::IfThenElseZero(live, LaneParity(x)));
-  }
+    return hn::IfThenElseZero(hn::FirstN(d, static_cast<size_t>(n - j)), LaneParity(x));
+  };
+  // One vector holds every column on AVX-512 up to r = 7.
+  auto odd = parities(0);
+  for (uint64_t j = kLanes; j < n; j += kLanes) odd = hn::Or(odd, parities(j));
   return hn::AllTrue(d, hn::Eq(hn::And(odd, hn::Set(d, uint64_t{1})), hn::Zero(d)));
 #endif
 }

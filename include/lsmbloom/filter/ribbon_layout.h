@@ -18,8 +18,10 @@
 //
 //   num_starts = num_slots - 127
 //   start      = ((hash >> 32) * num_starts) >> 32          multiply-shift
-//   a          = Remix(hash ^ kCoeffSeedLo)
-//   c          = (Remix(a ^ kCoeffSeedHi) << 64) | a | 1      128 bits
+//   c          = (Remix(hash ^ kCoeffSeedHi) << 64) | Remix(hash ^ kCoeffSeedLo) | 1
+//
+// (128 bits; the two halves are mixed independently, so a probe computes
+// them in parallel).
 //
 // The first coefficient is always one, so the equation's pivot is its start
 // slot. The start comes from the high half of the hash unchanged, so hashes
@@ -80,8 +82,7 @@ struct RibbonCoeffs {
 };
 
 inline RibbonCoeffs RibbonCoefficients(uint64_t hash) {
-  const uint64_t a = RibbonRemix(hash ^ kCoeffSeedLo);
-  return RibbonCoeffs{a | 1, RibbonRemix(a ^ kCoeffSeedHi)};
+  return RibbonCoeffs{RibbonRemix(hash ^ kCoeffSeedLo) | 1, RibbonRemix(hash ^ kCoeffSeedHi)};
 }
 
 // Word offset of segment `segment`'s first column: lower segments hold

@@ -13,8 +13,8 @@
 // system always has a solution (the homogeneous variant of the paper). The
 // price is a slightly higher FPR than 2^-r: an absent key whose equation
 // happens to follow from the added ones always matches. ribbon_math.h models
-// that term; the builder keeps it small by giving the band 4-6% more slots
-// than keys.
+// that term; the builder keeps it small by giving the band 4.5% or more
+// slots than keys (PlanRibbon picks the slack, ribbon_math.h).
 //
 // The guarantee: a key added to a builder is never rejected by a reader of
 // the filter that builder produced, as long as the bytes are complete and

@@ -49,11 +49,11 @@ void PutFixed64(std::string& s, size_t at, uint64_t v) {
   for (int i = 0; i < 8; ++i) s[at + i] = static_cast<char>(v >> (8 * i));
 }
 
-// 200 keys at 5 bits/key: 4 segments, r = 3, the last 3 segments with 4
-// columns (15 words).
+// 200 keys at 5.5 bits/key: 5 segments, r = 3, the last 2 segments with 4
+// columns (17 words).
 std::string SampleFilter() {
   RibbonOptions options;
-  options.bits_per_key = 5;
+  options.bits_per_key = 5.5;
   return BuildFromHashes(SplitMixHashes(200), options);
 }
 
@@ -68,18 +68,19 @@ TEST(RibbonFormatTest, GoldenSolutionFromAnIndependentImplementation) {
   // transcription of docs/FORMAT.md, "Ribbon filter": banding in hash order,
   // back-substitution slot by slot, free slots from Remix) for SplitMix64(0..199).
   const std::string filter = SampleFilter();
-  ASSERT_EQ(filter.size(), 64u + 15 * 8);
+  ASSERT_EQ(filter.size(), 64u + 17 * 8);
   EXPECT_EQ(Hex(std::string_view(filter).substr(64)),
-            "8c76ce952e7300455aa61bc9dbc2e16f2f2070203afedc51bdad31199d4bc869"
-            "3cba81a6af625cf90b873b9a091b173927e5d6d2d28f72cd5b2f47850056871c"
-            "c0fb3f0e7ebed5aeb8f3466a05bfce42b953f61895d4a4c0d8a1e124e3801bf7"
-            "3541c7dd395aaae83768a7d4117a78c4b63c6d64feeb7f5e");
+            "707141a32b3f4999ab2e4c3e3ead4ad99171515dd136da83a9d266d7d96ef938"
+            "13ed2f28fe1dc3f4d2ec392eb35f319defdc2f615ba8f73931dd16c1e9c9120c"
+            "06160bf649019f0e36a6e524e3801bf7bd1ac7dd395aaae86e72abd4117a78c4"
+            "c8ba6d64feeb7f5e330e41d76dcafa1b9a7f0d0930c00961b3fc1a5456825123"
+            "3f32325781fe20c6");
   // Header: magic, version 1, XXH3 = 1, 128-bit rows (2^7), r = 3, seed 0,
-  // 4 segments, 200 keys, upper segments from 1; reserved zero.
+  // 5 segments, 200 keys, upper segments from 3; reserved zero.
   EXPECT_EQ(Hex(std::string_view(filter).substr(0, 40)),
             "4c524246010107030000000000000000"
-            "0400000000000000c800000000000000"
-            "0100000000000000");
+            "0500000000000000c800000000000000"
+            "0300000000000000");
 }
 
 TEST(RibbonFormatTest, GoldenChecksumsOfAThousandKeyFilter) {
@@ -88,9 +89,9 @@ TEST(RibbonFormatTest, GoldenChecksumsOfAThousandKeyFilter) {
   const std::string filter = BuildFromHashes(SplitMixHashes(1000), options);
   auto reader = RibbonReader::Open(filter);
   ASSERT_TRUE(reader.ok());
-  EXPECT_EQ(reader->geometry().num_segments, 17u);
+  EXPECT_EQ(reader->geometry().num_segments, 18u);
   EXPECT_EQ(reader->geometry().num_columns, 6);
-  EXPECT_EQ(XXH3_64bits(filter.data(), filter.size()), 0x0d0f875922a99da5u);
+  EXPECT_EQ(XXH3_64bits(filter.data(), filter.size()), 0x57dbf314fd6f6352u);
 }
 
 TEST(RibbonFormatTest, EmptyFilterIsAHeaderAlone) {
@@ -195,10 +196,10 @@ TEST(RibbonFormatTest, InconsistentGeometryIsRefused) {
            Case{16, 1, "1 segment"},
            Case{16, (uint64_t{1} << 26) + 1, "2^26"},
            Case{24, 0, "inconsistent"},                // Segments without keys.
-           Case{24, 257, "exceed the 256 slots"},
-           Case{32, 5, "upper segments start at 5"},
+           Case{24, 321, "exceed the 320 slots"},
+           Case{32, 6, "upper segments start at 6"},
            Case{16, 3, "exceed the 192 slots"},
-           Case{16, 5, "size mismatch"},               // More segments than the bytes hold.
+           Case{16, 6, "size mismatch"},               // More segments than the bytes hold.
            Case{7, 4, "size mismatch"},                // More columns than the bytes hold.
            Case{32, 0, "size mismatch"},               // More upper segments.
        }) {
@@ -221,6 +222,7 @@ TEST(RibbonFormatTest, ThirtyTwoColumnsLeaveNoRoomForUpperSegments) {
   std::string filter = BuildFromHashes(SplitMixHashes(100), options);
   ASSERT_TRUE(OpenStatus(filter).ok());
   filter[7] = 32;
+  PutFixed64(filter, 32, 0);  // Every segment an upper one.
   Reseal(filter);
   EXPECT_NE(OpenStatus(filter).message().find("33 columns"), std::string::npos);
 }

@@ -13,18 +13,19 @@ double RibbonSlotOverhead(uint64_t /*num_keys*/) { return 0.045; }
 
 // Fit to measurements with 128-bit rows, keys banded in start order, 10^6
 // absent probes per filter (d = the fraction of absent equations that reduce
-// to zero against the band), 3-4 key sets per point:
+// to zero against the band); mean over 3-8 key sets, [largest seen]:
 //
-//   keys    e=0.035   e=0.040   e=0.045   e=0.050
-//   10^5    0         0         0         0
-//   10^6    3.7e-3    7.5e-4    2.2e-5    0 (<1e-6)
-//   10^7    1.4e-3    2.7e-4    7.4e-5    1e-6
+//   keys    e=0.035   e=0.040           e=0.045           e=0.050       e=0.055
+//   10^5    0         0                 0                 0             -
+//   10^6    3.7e-3    7.5e-4 [2.8e-3]   2.2e-5 [8.9e-5]   0             -
+//   10^7    1.4e-3    2.7e-4 [6.7e-4]   5.8e-5 [1.9e-4]   1e-7 [1e-6]   0
 //
 // d is lumpy: a filter either has a saturated stretch (d ~ its length over
-// the band) or none; the mean falls ~e-fold per 0.0025 of slack. The fit
-// below is an upper envelope of those means (it overstates d at 5%, where
-// no dependent probe was seen), so sizing from a target errs on the safe
-// side. Below 10^5 keys no dependent probe was seen at any of these slacks.
+// the band) or none, so single filters scatter around the mean by up to
+// ~3x. The fit below, an exponential through the means at 4-4.5% slack, is
+// an upper envelope of the means from 4% on (at 5% it says 1.8e-5, where
+// means were 1e-7 or less), so sizing from a target errs on the safe side.
+// Below 10^5 keys no dependent probe was seen at any of these slacks.
 double RibbonDependentFraction(uint64_t num_keys, double overhead) {
   if (num_keys < 100000) return 0.0;
   const double d = 1e-3 * std::exp(-(overhead - 0.04) / 0.0025);

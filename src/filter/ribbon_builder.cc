@@ -38,6 +38,9 @@ constexpr double kOverheadStep = 0.005;
 // the smallest slack tried, at most this many times.
 constexpr int kMaxReBandings = 4;
 constexpr double kReBandStep = 0.005;
+// Band memory reserved, as a multiple of the first band's: room for the
+// re-bandings' wider bands.
+constexpr double kBandReserve = 1.03;
 
 int CountTrailingZeros(Row row) {
   const uint64_t lo = static_cast<uint64_t>(row);
@@ -400,15 +403,28 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
     // Band; where the band shows a saturated stretch, band again with more
     // slack (the same hashes, starts spread over more slots), at most
     // kMaxReBandings times, and keep the last: construction never fails.
+    //
+    // The band's memory is reserved with room for the wider bands (mapped
+    // pages cost nothing until touched) and cleared between attempts: a
+    // fresh mapping would fault every page in again, which in a VM costs
+    // more than the banding itself.
+    size_t reserved = static_cast<size_t>(g.num_slots() * kBandReserve) * sizeof(Row);
+    auto band = std::make_unique<Scratch>(reserved);  // Zero: every slot empty.
     for (int attempt = 0;; ++attempt) {
-      auto band = std::make_unique<Scratch>(g.num_slots() * sizeof(Row));  // Zero: all empty.
       const size_t saturated = Band(sorted.as<uint64_t>(), n, g.num_starts(), band->as<Row>());
       if (saturated > 0 && attempt < kMaxReBandings) {
         const double overhead = static_cast<double>(g.num_slots()) / n - 1.0;
         absl::StatusOr<RibbonGeometry> wider =
             PlanWithSlack(n, options_, overhead + kReBandStep);
         if (wider.ok()) {
+          const size_t used = g.num_slots() * sizeof(Row);
           g = *wider;
+          if (g.num_slots() * sizeof(Row) <= reserved) {
+            std::memset(band->as<char>(), 0, used);
+          } else {
+            reserved = g.num_slots() * sizeof(Row);
+            band = std::make_unique<Scratch>(reserved);
+          }
           continue;
         }
       }

@@ -467,6 +467,13 @@ TEST(TableTest, PosixFilesReadMappedByDefaultOrWithPread) {
     ASSERT_TRUE(builder.Finish().ok());
   }
   EXPECT_NE(::access((path + ".tmp").c_str(), F_OK), 0);  // Renamed away.
+  std::string whole;
+  {
+    auto in = OpenPosixFile(path, FileAccess::kMmap);
+    ASSERT_TRUE(in.ok());
+    whole = std::string((*in)->MappedContents());
+    ASSERT_GT(whole.size(), 200u);
+  }
   for (FileAccess access : {FileAccess::kDefault, FileAccess::kMmap, FileAccess::kPread}) {
     auto file = OpenPosixFile(path, access);
     ASSERT_TRUE(file.ok());
@@ -474,6 +481,13 @@ TEST(TableTest, PosixFilesReadMappedByDefaultOrWithPread) {
     const bool mapped = access == FileAccess::kMmap ||
                         (access == FileAccess::kDefault && sizeof(void*) == 8);
     EXPECT_EQ(!(*file)->MappedContents().empty(), mapped) << static_cast<int>(access);
+    // Mapped or not, Read fills the caller's buffer too: a caller that
+    // reads scratch instead of the result still gets the bytes.
+    char scratch[64] = {};
+    std::string_view got;
+    ASSERT_TRUE((*file)->Read(100, sizeof(scratch), scratch, &got).ok());
+    EXPECT_EQ(std::string_view(scratch, sizeof(scratch)), got);
+    EXPECT_EQ(got, std::string_view(whole).substr(100, sizeof(scratch)));
     auto table = Table::Open(std::move(*file));
     ASSERT_TRUE(table.ok()) << table.status();
     EXPECT_TRUE((*table)->filter_status().ok());

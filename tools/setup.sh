@@ -13,6 +13,7 @@ packages=(
   libabsl-dev libhwy-dev libxxhash-dev libgtest-dev libgmock-dev libbenchmark-dev
   libleveldb-dev librocksdb-dev libzstd-dev libsnappy-dev nlohmann-json3-dev
   clang libclang-rt-14-dev
+  cmake ninja-build pkg-config
 )
 
 missing=()

@@ -2,8 +2,10 @@
 # Runs the tests: the library's (bazel test //...) and the example store's
 # (a separate workspace in examples/kvstore). Installs what is missing first.
 # With --with-sanitizers (what CI runs) also: both suites under ASan+UBSan,
-# the concurrency tests under TSan, each fuzzer for 60 seconds, and a quick
-# smoke run of the benchmark harness.
+# the concurrency tests under TSan, each fuzzer for 60 seconds, a quick
+# smoke run of the benchmark harness, and the CMake build
+# (tools/cmake_check.sh: build, CTest, install, find_package, add_subdirectory
+# and pkg-config consumers).
 # Ends with one line "N passed, N failed" counted from the test cases in
 # Bazel's test.xml files (not from Bazel's per-target summary).
 set -uo pipefail
@@ -13,8 +15,9 @@ usage() {
 usage: tools/test.sh [--with-sanitizers] [extra bazel test flags]
 Installs missing Debian packages (tools/setup.sh), runs all tests, prints
 "N passed, N failed" and exits non-zero if any test failed.
-  --with-sanitizers   also ASan+UBSan, TSan, 60 s of each fuzzer (clang) and
+  --with-sanitizers   also ASan+UBSan, TSan, 60 s of each fuzzer (clang),
                       tools/run_bench.sh --quick into a temporary directory
+                      and the CMake stage (tools/cmake_check.sh)
 USAGE
 }
 
@@ -179,6 +182,12 @@ if ((sanitizers)); then
     status=1
   fi
   rm -rf "$bench_out" "$bench_out.log"
+fi
+
+if ((sanitizers)); then
+  # The CMake build and its consumers, one tally line per step
+  # (tools/cmake_check.sh names the steps; a failed one is named below).
+  tools/cmake_check.sh --tally "$tally" --failures "$failures" || status=1
 fi
 
 if [[ -s $failures ]]; then

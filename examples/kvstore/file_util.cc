@@ -68,14 +68,15 @@ absl::Status TruncateFile(const std::string& path, uint64_t size) {
 absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
   absl::StatusOr<std::unique_ptr<lsmbloom::RandomAccessFile>> file = lsmbloom::OpenPosixFile(path);
   if (!file.ok()) return file.status();
-  std::string contents((*file)->Size(), '\0');
-  std::string_view read;
-  absl::Status s = (*file)->Read(0, contents.size(), contents.data(), &read);
+  const uint64_t size = (*file)->Size();
+  std::string scratch(size, '\0');
+  std::string_view read;  // Into scratch, or the file's own mapped bytes.
+  absl::Status s = (*file)->Read(0, size, scratch.data(), &read);
   if (!s.ok()) return s;
-  if (read.size() != contents.size()) {
+  if (read.size() != size) {
     return absl::DataLossError(absl::StrCat(path, ": short read"));
   }
-  return contents;
+  return read.data() == scratch.data() ? scratch : std::string(read);
 }
 
 absl::Status SyncDir(const std::string& dir) {
@@ -102,6 +103,28 @@ absl::StatusOr<std::unique_ptr<FileLock>> FileLock::Acquire(const std::string& p
   return std::unique_ptr<FileLock>(new FileLock(fd));
 }
 
-FileLock::~FileLock() { ::close(fd_); }  // Closing releases the flock.
+absl::StatusOr<std::unique_ptr<FileLock>> FileLock::AcquireShared(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == EACCES || errno == EROFS) {
+      return std::unique_ptr<FileLock>(new FileLock(-1));
+    }
+    return PosixError(path, errno);
+  }
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    const int error = errno;
+    ::close(fd);
+    if (error == EWOULDBLOCK) {
+      return absl::UnavailableError(
+          absl::StrCat(path, ": the store is open for writing (its lock is held)"));
+    }
+    return PosixError(absl::StrCat("flock ", path), error);
+  }
+  return std::unique_ptr<FileLock>(new FileLock(fd));
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) ::close(fd_);
+}  // Closing releases the flock.
 
 }  // namespace kvstore

@@ -39,20 +39,24 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path);
 // synced too.
 absl::Status SyncDir(const std::string& dir);
 
-// An exclusive advisory lock (flock) on a file, held until destroyed. A
-// second lock on the same file fails, whether taken by another process or
-// by this one through another FileLock.
+// An advisory lock (flock) on a file, held until destroyed. An exclusive
+// lock excludes every other lock on the file, shared or exclusive, whether
+// taken by another process or by this one through another FileLock.
 class FileLock {
  public:
   // Creates `path` if needed. Unavailable if someone else holds the lock.
   static absl::StatusOr<std::unique_ptr<FileLock>> Acquire(const std::string& path);
+  // A shared lock, for readers: Unavailable if someone holds the exclusive
+  // one. Creates nothing: when `path` is missing or cannot be opened (a
+  // read-only directory, where no writer can be at work), it holds no lock.
+  static absl::StatusOr<std::unique_ptr<FileLock>> AcquireShared(const std::string& path);
   ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
 
  private:
   explicit FileLock(int fd) : fd_(fd) {}
-  int fd_;
+  int fd_;  // -1: no lock held.
 };
 
 }  // namespace kvstore

@@ -37,6 +37,8 @@ expect_error() {
 }
 
 expect_error "no such directory" -- --dir="$dir" get k  # Reading creates nothing.
+expect_error "no such directory" -- --dir="$dir" compact  # Nor does compacting.
+expect_error "no such directory" -- --dir="$dir" manifest
 mkdir -p "$dir"
 expect_error "no store here" -- --dir="$dir" get k
 [[ -z "$(ls -A "$dir")" ]] || fail "get left files in $dir"
@@ -105,6 +107,131 @@ for help in --help -h help; do
     grep -q -- "$word" "$TEST_TMPDIR/help" || fail "kvstore $help lacks '$word'"
   done
 done
+
+# Every command has its own --help (exit 0), in either place.
+for c in put get delete scan compact load put-file shell bulk-load stats manifest wal lookup; do
+  for form in "$c --help" "--help $c" "help $c"; do
+    "$kv" --dir="$dir" $form >"$TEST_TMPDIR/help" 2>&1 || fail "kvstore $form exited with $?"
+    grep -q -- "^usage: kvstore --dir=DIR $c" "$TEST_TMPDIR/help" ||
+      fail "kvstore $form: $(head -3 "$TEST_TMPDIR/help")"
+  done
+done
+grep -q -- "--skip_damaged" <("$kv" scan --help) || fail "scan --help lacks --skip_damaged"
+
+# Usage errors are status 2, never 1 ("not found"), flags included.
+expect_error "unknown flag '--frob'" -- --dir="$dir" --frob get k
+expect_error "unknown flag '--nolimit'" -- --dir="$dir" scan --nolimit
+expect_error "--limit='many'" -- --dir="$dir" scan --limit=many
+expect_error "flag '--from' needs a value" -- --dir="$dir" scan --from
+expect_error "is after --to" -- --dir="$dir" scan --from=b --to=a
+expect 0 "" -- --dir="$dir" scan --from=b --to=b
+expect_error "a key may not be empty" -- --dir="$dir" put "" v
+expect_error "a key may not be empty" -- --dir="$dir" get ""
+expect_error "bad escape at byte 1" -- --dir="$dir" put 'a\b' v
+expect 0 "" -- --dir="$dir" put empty ""
+expect 0 "" -- --dir="$dir" get empty
+expect 0 "" -- --dir="$dir" scan --skip-damaged --from=empty --to=empty
+
+# Escaping: every byte value goes through load, scan, load, scan unchanged.
+for i in $(seq 0 255); do printf 'b\\x%02x\\x5c\tv\\x%02x\\x0a\n' "$i" "$i"; done >"$TEST_TMPDIR/bytes.tsv"
+bdir="$TEST_TMPDIR/bytes"
+expect 0 "" -- --dir="$bdir" load "$TEST_TMPDIR/bytes.tsv"
+"$kv" --dir="$bdir" scan >"$TEST_TMPDIR/scan1" || fail "scan of bytes exited with $?"
+[[ $(wc -l <"$TEST_TMPDIR/scan1") -eq 256 ]] || fail "scan of 256 keys gave $(wc -l <"$TEST_TMPDIR/scan1") lines"
+expect 0 'vA\x0a' -- --dir="$bdir" get 'b\x41\x5c'
+expect 0 "" -- --dir="$bdir.2" load "$TEST_TMPDIR/scan1"
+"$kv" --dir="$bdir.2" scan >"$TEST_TMPDIR/scan2"
+cmp -s "$TEST_TMPDIR/scan1" "$TEST_TMPDIR/scan2" || fail "load of a scan did not give back the same scan"
+expect 0 'v\x0a\x0a' -- --dir="$bdir" get 'b\x0a\x5c'
+
+# Read-only: reading commands change nothing in the directory; writes refused.
+snapshot() { (cd "$1" && for f in *; do echo "$f $(md5sum <"$f")"; done); }
+before=$(snapshot "$dir")
+"$kv" --dir="$dir" get key000000000010 >/dev/null || fail "get exited with $?"
+"$kv" --dir="$dir" scan --limit=3 >/dev/null || fail "scan exited with $?"
+"$kv" --dir="$dir" stats >/dev/null || fail "stats exited with $?"
+"$kv" --dir="$dir" lookup key000000000010 >/dev/null || fail "lookup exited with $?"
+[[ "$(snapshot "$dir")" == "$before" ]] || fail "reading commands changed the directory"
+expect_error "open read-only" -- --dir="$dir" --read_only put k v
+if [[ $(id -u) -ne 0 ]]; then  # Root ignores the permissions.
+  chmod a-w "$dir"
+  expect 0 "value000000000010" -- --dir="$dir" get key000000000010
+  expect_error "Permission denied" -- --dir="$dir" put k v
+  chmod u+w "$dir"
+fi
+
+# manifest, wal, lookup: ldb's views of this store.
+"$kv" --dir="$dir" manifest >"$TEST_TMPDIR/manifest" || fail "manifest exited with $?"
+for word in "MANIFEST: version 2" "^last_sequence " "^level 1: " "size [0-9]*  id [0-9a-f]\{16\}" \
+    "keys \"key0" "sequence [0-9]*\.\.[0-9]*"; do
+  grep -q -- "$word" "$TEST_TMPDIR/manifest" || fail "manifest lacks '$word': $(cat "$TEST_TMPDIR/manifest")"
+done
+"$kv" --dir="$dir" lookup key000000000010 >"$TEST_TMPDIR/lookup" || fail "lookup exited with $?"
+grep -q '^level 1: .*file' "$TEST_TMPDIR/lookup" || fail "lookup: $(cat "$TEST_TMPDIR/lookup")"
+grep -q '^answer: found "value000000000010"' "$TEST_TMPDIR/lookup" || fail "lookup: $(cat "$TEST_TMPDIR/lookup")"
+"$kv" --dir="$dir" lookup key000000000011 >"$TEST_TMPDIR/lookup" || fail "lookup exited with $?"
+grep -q '^answer: not found' "$TEST_TMPDIR/lookup" || fail "lookup of a deleted key: $(cat "$TEST_TMPDIR/lookup")"
+grep -q 'range rules it out\|filter rules it out\|no file.s range holds' "$TEST_TMPDIR/lookup" ||
+  fail "lookup shows no file ruled out: $(cat "$TEST_TMPDIR/lookup")"
+
+# A shell killed after four writes leaves them in the log: wal lists them,
+# a read-only get replays them without touching the log.
+wdir="$TEST_TMPDIR/wal"
+mkfifo "$TEST_TMPDIR/fifo"
+"$kv" --dir="$wdir" shell <"$TEST_TMPDIR/fifo" >"$TEST_TMPDIR/shell_out" 2>&1 &
+shell_pid=$!
+exec 3>"$TEST_TMPDIR/fifo"
+printf 'put w1 one\nput w\\x0a2 two\\x09\ndelete w1\nput w3 x\n' >&3
+for _ in $(seq 100); do
+  [[ $(wc -l <"$TEST_TMPDIR/shell_out") -ge 4 ]] && break
+  sleep 0.1
+done
+kill -9 "$shell_pid"
+wait "$shell_pid" 2>/dev/null
+exec 3>&-
+"$kv" --dir="$wdir" wal >"$TEST_TMPDIR/wal_out" || fail "wal exited with $?"
+for line in $'    put\tw\\x0a2\ttwo\\x09' $'    delete\tw1' '  @0 sequence 1, 1 op' '  4 records, 4 ops, sequences 1..4'; do
+  grep -qxF -- "$line" "$TEST_TMPDIR/wal_out" || fail "wal lacks '$line': $(cat "$TEST_TMPDIR/wal_out")"
+done
+before=$(snapshot "$wdir")
+expect 0 'two\x09' -- --dir="$wdir" get 'w\x0a2'
+[[ "$(snapshot "$wdir")" == "$before" ]] || fail "a read-only get changed the store"
+expect 1 "" -- --dir="$wdir" get w1
+log=$(ls "$wdir"/*.log | head -1)
+"$kv" --dir="$wdir" wal "$log" >"$TEST_TMPDIR/wal_one" || fail "wal FILE exited with $?"
+cmp -s "$TEST_TMPDIR/wal_one" "$TEST_TMPDIR/wal_out" || fail "wal FILE differs from wal"
+
+# A live table replaced by another valid table: refused, naming the file.
+expect 0 "" -- --dir="$wdir" put w4 y  # Folds the log into a table.
+expect 0 "" -- --dir="$wdir" compact
+tables=("$wdir"/*.sst)
+cp "$bdir"/*.sst "${tables[0]}"
+expect_error "$(basename "${tables[0]}") is not the table the MANIFEST lists" -- --dir="$wdir" get w3
+"$kv" --dir="$wdir" manifest >"$TEST_TMPDIR/manifest" 2>"$TEST_TMPDIR/stderr"
+[[ $? -eq 2 ]] || fail "manifest of a replaced table did not exit 2"
+grep -q "not the table the MANIFEST lists" "$TEST_TMPDIR/stderr" || fail "manifest: $(cat "$TEST_TMPDIR/stderr")"
+grep -q "replaced?" "$TEST_TMPDIR/manifest" || fail "manifest does not show the replaced file"
+
+# A damaged data block: scan stops there naming file and offset; with
+# --skip_damaged it reports the block, lists the rest, and still fails.
+ddir="$TEST_TMPDIR/damaged"
+cp -r "$dir" "$ddir"
+victim=$(ls -S "$ddir"/*.sst | head -1)
+printf '\xff\xff\xff\xff' | dd of="$victim" bs=1 seek=2000 conv=notrunc status=none
+"$kv" --dir="$ddir" scan >"$TEST_TMPDIR/stopped" 2>"$TEST_TMPDIR/stderr"
+[[ $? -eq 2 ]] || fail "scan over a damaged block did not exit 2"
+grep -q "scan stopped: $victim: data block at offset [0-9]*" "$TEST_TMPDIR/stderr" ||
+  fail "scan's error: $(cat "$TEST_TMPDIR/stderr")"
+"$kv" --dir="$ddir" scan --skip_damaged >"$TEST_TMPDIR/skipped" 2>"$TEST_TMPDIR/stderr"
+[[ $? -eq 2 ]] || fail "scan --skip_damaged over a damaged block did not exit 2"
+grep -q "skipped a damaged block: $victim: data block at offset [0-9]*" "$TEST_TMPDIR/stderr" ||
+  fail "scan --skip_damaged: $(cat "$TEST_TMPDIR/stderr")"
+grep -q "skipped 1 damaged data block" "$TEST_TMPDIR/stderr" || fail "no count: $(cat "$TEST_TMPDIR/stderr")"
+"$kv" --dir="$dir" scan >"$TEST_TMPDIR/whole"
+stopped=$(wc -l <"$TEST_TMPDIR/stopped") skipped=$(wc -l <"$TEST_TMPDIR/skipped") whole=$(wc -l <"$TEST_TMPDIR/whole")
+((stopped < skipped && skipped < whole)) || fail "lines: stopped $stopped, skipped $skipped, whole $whole"
+cmp -s "$TEST_TMPDIR/stopped" <(head -n "$stopped" "$TEST_TMPDIR/whole") ||
+  fail "what scan listed before the damage is not the start of the right answer"
 
 expect_error "no command given" -- --dir="$dir"
 expect_error "unknown command 'frob'" -- --dir="$dir" frob

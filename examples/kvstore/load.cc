@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "escape.h"
 #include "write_batch.h"
 
 namespace kvstore {
@@ -29,7 +30,15 @@ absl::Status ForEachLine(const std::string& path, Visit visit) {
     }
     if (tab == 0) return absl::InvalidArgumentError(absl::StrCat(path, ":", number, ": empty key"));
     const std::string_view view(line);
-    absl::Status s = visit(number, view.substr(0, tab), view.substr(tab + 1));
+    absl::StatusOr<std::string> key = Unescape(view.substr(0, tab));
+    absl::StatusOr<std::string> value =
+        key.ok() ? Unescape(view.substr(tab + 1)) : absl::StatusOr<std::string>("");
+    if (!key.ok() || !value.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", number, ": ", !key.ok() ? "key: " : "value: ",
+                       (!key.ok() ? key.status() : value.status()).message()));
+    }
+    absl::Status s = visit(number, *key, *value);
     if (!s.ok()) return s;
   }
   if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
@@ -37,6 +46,10 @@ absl::Status ForEachLine(const std::string& path, Visit visit) {
 }
 
 }  // namespace
+
+std::string TsvLine(std::string_view key, std::string_view value) {
+  return absl::StrCat(Escape(key), "\t", Escape(value), "\n");
+}
 
 absl::StatusOr<uint64_t> LoadTsv(Store& store, const std::string& path, std::FILE* progress) {
   uint64_t lines = 0;

@@ -12,7 +12,8 @@
 namespace kvstore {
 namespace {
 
-constexpr std::string_view kHeader = "kvstore-manifest v1";
+constexpr std::string_view kHeaderV1 = "kvstore-manifest v1";
+constexpr std::string_view kHeaderV2 = "kvstore-manifest v2";
 
 absl::Status Corrupt(int line_number, std::string_view line, const char* why) {
   return absl::DataLossError(
@@ -39,17 +40,32 @@ bool ParseNumber(std::string_view word, uint64_t* value) {
   return !word.empty() && error == std::errc() && ptr == end;
 }
 
+// "size=123" -> 123 for prefix "size=".
+bool ParseField(std::string_view word, std::string_view prefix, uint64_t* value) {
+  if (word.substr(0, prefix.size()) != prefix) return false;
+  return ParseNumber(word.substr(prefix.size()), value);
+}
+
+// Exactly 16 lowercase or uppercase hex digits.
+bool ParseHexId(std::string_view word, uint64_t* value) {
+  if (word.substr(0, 3) != "id=" || word.size() != 3 + 16) return false;
+  word.remove_prefix(3);
+  auto [ptr, error] = std::from_chars(word.data(), word.data() + word.size(), *value, 16);
+  return error == std::errc() && ptr == word.data() + word.size();
+}
+
 }  // namespace
 
 std::string ManifestPath(const std::string& dir) { return dir + "/MANIFEST"; }
 
 std::string EncodeManifest(const Manifest& manifest) {
-  std::string text = absl::StrCat(std::string(kHeader), "\n");
+  std::string text = absl::StrCat(std::string(kHeaderV2), "\n");
   absl::StrAppend(&text, "next_file_number ", manifest.next_file_number, "\n");
   absl::StrAppend(&text, "last_sequence ", manifest.last_sequence, "\n");
   absl::StrAppend(&text, "log_number ", manifest.log_number, "\n");
   for (const ManifestFile& f : manifest.files) {
-    absl::StrAppend(&text, "file ", f.level, " ", f.number, "\n");
+    absl::StrAppend(&text, "file ", f.level, " ", f.number, " size=", f.file_size, " id=",
+                    absl::Hex(f.unique_id, absl::kZeroPad16), "\n");
   }
   text += "end\n";
   return text;
@@ -57,7 +73,7 @@ std::string EncodeManifest(const Manifest& manifest) {
 
 absl::StatusOr<Manifest> DecodeManifest(std::string_view text) {
   Manifest manifest;
-  bool have_next_file = false, have_sequence = false, ended = false;
+  bool have_next_file = false, have_sequence = false, ended = false, v2 = false;
   std::set<uint64_t> numbers;
   for (int line_number = 1; !text.empty(); ++line_number) {
     const size_t eol = text.find('\n');
@@ -68,11 +84,15 @@ absl::StatusOr<Manifest> DecodeManifest(std::string_view text) {
     text.remove_prefix(eol + 1);
     if (ended) return Corrupt(line_number, line, "text after 'end'");
     if (line_number == 1) {
-      if (line != kHeader) return Corrupt(line_number, line, "not a kvstore MANIFEST");
+      if (line != kHeaderV1 && line != kHeaderV2) {
+        return Corrupt(line_number, line, "not a kvstore MANIFEST of version 1 or 2");
+      }
+      v2 = line == kHeaderV2;
+      manifest.version = v2 ? 2 : 1;
       continue;
     }
     const std::vector<std::string_view> w = Words(line);
-    uint64_t a = 0, b = 0;
+    uint64_t a = 0, b = 0, size = 0, id = 0;
     if (w.size() == 2 && w[0] == "next_file_number" && ParseNumber(w[1], &a)) {
       manifest.next_file_number = a;
       have_next_file = true;
@@ -84,14 +104,17 @@ absl::StatusOr<Manifest> DecodeManifest(std::string_view text) {
       have_sequence = true;
     } else if (w.size() == 2 && w[0] == "log_number" && ParseNumber(w[1], &a)) {
       manifest.log_number = a;
-    } else if (w.size() == 3 && w[0] == "file" && ParseNumber(w[1], &a) && ParseNumber(w[2], &b)) {
+    } else if (w.size() == (v2 ? 5u : 3u) && w[0] == "file" && ParseNumber(w[1], &a) &&
+               ParseNumber(w[2], &b) &&
+               (!v2 || (ParseField(w[3], "size=", &size) && ParseHexId(w[4], &id)))) {
+      if (v2 && size == 0) return Corrupt(line_number, line, "a table of size 0");
       if (a >= static_cast<uint64_t>(lsmbloom::kNumLevels)) {
         return Corrupt(line_number, line, "level out of range");
       }
       if (!numbers.insert(b).second) {
         return Corrupt(line_number, line, "file listed twice");
       }
-      manifest.files.push_back({static_cast<int>(a), b});
+      manifest.files.push_back({static_cast<int>(a), b, size, id});
     } else if (w.size() == 1 && w[0] == "end") {
       ended = true;
     } else {

@@ -1,11 +1,17 @@
 #include "merging_iterator.h"
 
 #include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
 
 namespace kvstore {
 
-MergingIterator::MergingIterator(std::vector<std::unique_ptr<lsmbloom::TableIterator>> children)
-    : children_(std::move(children)) {}
+MergingIterator::MergingIterator(std::vector<std::unique_ptr<lsmbloom::TableIterator>> children,
+                                 std::vector<std::string> names)
+    : children_(std::move(children)), names_(std::move(names)) {
+  names_.resize(children_.size());
+}
 
 bool MergingIterator::After(size_t a, size_t b) const {
   const lsmbloom::TableEntry x = children_[a]->entry();
@@ -14,15 +20,34 @@ bool MergingIterator::After(size_t a, size_t b) const {
   return x.sequence < y.sequence;  // Newer (higher) sequence first.
 }
 
+absl::Status MergingIterator::Named(size_t child) const {
+  const absl::Status& s = children_[child]->status();
+  return absl::Status(s.code(), absl::StrCat(names_[child], ": ", s.message()));
+}
+
 void MergingIterator::Push(size_t child) {
-  if (!children_[child]->Valid()) return;
+  if (!status_.ok()) return;
+  lsmbloom::TableIterator& it = *children_[child];
+  while (!it.Valid() && !it.status().ok()) {
+    const absl::Status error = Named(child);
+    if (report_damaged_ == nullptr || !it.SkipDamagedBlock()) {
+      // Whatever this child still held is unknown: yielding the others'
+      // entries past this point would make a listing with a silent gap.
+      status_ = error;
+      heap_.clear();
+      return;
+    }
+    report_damaged_(error);
+  }
+  if (!it.Valid()) return;
   heap_.push_back(child);
   std::push_heap(heap_.begin(), heap_.end(), [this](size_t a, size_t b) { return After(a, b); });
 }
 
 void MergingIterator::SeekToFirst() {
   heap_.clear();
-  for (size_t i = 0; i < children_.size(); ++i) {
+  status_ = absl::OkStatus();
+  for (size_t i = 0; i < children_.size() && status_.ok(); ++i) {
     children_[i]->SeekToFirst();
     Push(i);
   }
@@ -30,7 +55,8 @@ void MergingIterator::SeekToFirst() {
 
 void MergingIterator::Seek(std::string_view user_key) {
   heap_.clear();
-  for (size_t i = 0; i < children_.size(); ++i) {
+  status_ = absl::OkStatus();
+  for (size_t i = 0; i < children_.size() && status_.ok(); ++i) {
     children_[i]->Seek(user_key);
     Push(i);
   }
@@ -45,12 +71,5 @@ void MergingIterator::Next() {
 }
 
 lsmbloom::TableEntry MergingIterator::entry() const { return children_[heap_.front()]->entry(); }
-
-absl::Status MergingIterator::status() const {
-  for (const auto& child : children_) {
-    if (!child->status().ok()) return child->status();
-  }
-  return absl::OkStatus();
-}
 
 }  // namespace kvstore

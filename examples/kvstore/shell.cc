@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "escape.h"
 #include "load.h"
 #include "lsmbloom/lookup/lookup.h"
 
@@ -46,14 +47,12 @@ class Shell {
       Reply("BYE");
       return false;
     } else if (command == "put") {
-      const std::string_view key = NextWord(&line);
-      s = key.empty() ? Usage("put KEY VALUE") : store_.Put(key, line);
-      if (s.ok()) Reply("OK");
+      s = Put(line);
     } else if (command == "get") {
       s = Get(NextWord(&line));
     } else if (command == "delete") {
-      const std::string_view key = NextWord(&line);
-      s = key.empty() ? Usage("delete KEY") : store_.Delete(key);
+      absl::StatusOr<std::string> key = KeyWord(NextWord(&line), "delete KEY");
+      s = key.ok() ? store_.Delete(*key) : key.status();
       if (s.ok()) Reply("OK");
     } else if (command == "scan") {
       s = Scan(line);
@@ -72,7 +71,7 @@ class Shell {
       s = absl::InvalidArgumentError(
           absl::StrCat("unknown command '", std::string(command), "' (try help)"));
     }
-    if (!s.ok()) Reply(absl::StrCat("ERROR ", s.message()));
+    if (!s.ok()) Reply(absl::StrCat("ERROR ", OneLine(std::string(s.message()))));
     return true;
   }
 
@@ -81,16 +80,53 @@ class Shell {
     return absl::InvalidArgumentError(absl::StrCat("usage: ", usage));
   }
 
+  // An error message on one line: control bytes as \xNN.
+  static std::string OneLine(std::string_view message) {
+    std::string out;
+    for (char c : message) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+        out += Escape(std::string_view(&c, 1));
+      } else {
+        out.push_back(c);
+      }
+    }
+    return out;
+  }
+
+  // The key a word stands for; the usage error if there is none.
+  static absl::StatusOr<std::string> KeyWord(std::string_view word, const char* usage) {
+    if (word.empty()) return Usage(usage);
+    return Unescape(word);
+  }
+
+  absl::Status Put(std::string_view args) {
+    // The value starts after the one separator that ends the key; without
+    // one there is no value, which is not the same as an empty one.
+    const size_t start = args.find_first_not_of(" \t");
+    if (start == std::string_view::npos) return Usage("put KEY VALUE");
+    args.remove_prefix(start);
+    const size_t end = args.find_first_of(" \t");
+    if (end == std::string_view::npos) return Usage("put KEY VALUE");
+    absl::StatusOr<std::string> key = Unescape(args.substr(0, end));
+    if (!key.ok()) return key.status();
+    absl::StatusOr<std::string> value = Unescape(args.substr(end + 1));
+    if (!value.ok()) return value.status();
+    absl::Status s = store_.Put(*key, *value);
+    if (s.ok()) Reply("OK");
+    return s;
+  }
+
   void Reply(std::string_view line) {
     std::fwrite(line.data(), 1, line.size(), out_);
     std::fputc('\n', out_);
   }
 
-  absl::Status Get(std::string_view key) {
-    if (key.empty()) return Usage("get KEY");
-    absl::StatusOr<std::optional<std::string>> value = store_.Get(key);
+  absl::Status Get(std::string_view word) {
+    absl::StatusOr<std::string> key = KeyWord(word, "get KEY");
+    if (!key.ok()) return key.status();
+    absl::StatusOr<std::optional<std::string>> value = store_.Get(*key);
     if (!value.ok()) return value.status();
-    Reply(value->has_value() ? absl::StrCat("VALUE ", **value) : "NOT_FOUND");
+    Reply(value->has_value() ? absl::StrCat("VALUE ", Escape(**value)) : "NOT_FOUND");
     return absl::OkStatus();
   }
 
@@ -99,16 +135,23 @@ class Shell {
     const std::string_view from = NextWord(&args);
     const std::string_view to = NextWord(&args);
     const std::string_view limit = NextWord(&args);
-    if (from != "-") range.from = std::string(from);
-    if (to != "-") range.to = std::string(to);
+    if (from != "-") {
+      absl::StatusOr<std::string> k = Unescape(from);
+      if (!k.ok()) return k.status();
+      range.from = *k;
+    }
+    if (to != "-") {
+      absl::StatusOr<std::string> k = Unescape(to);
+      if (!k.ok()) return k.status();
+      range.to = *k;
+    }
     if (!limit.empty() && !absl::SimpleAtoi(std::string(limit), &range.limit)) {
       return Usage("scan [FROM [TO [LIMIT]]]");
     }
     size_t count = 0;
     absl::Status s = store_.Scan(range, [&](std::string_view key, std::string_view value) {
-      std::fwrite(key.data(), 1, key.size(), out_);
-      std::fputc('\t', out_);
-      Reply(value);
+      const std::string line = TsvLine(key, value);
+      std::fwrite(line.data(), 1, line.size(), out_);
       ++count;
       return true;
     });

@@ -3,12 +3,14 @@
 // a program can drive the store through a pipe and thousands of writes
 // cost what the store's writes cost, not a process each.
 //
-//   put KEY VALUE        OK                 (VALUE: the rest of the line)
+//   put KEY VALUE        OK                 (VALUE: the rest of the line
+//                                            after the one space past KEY)
 //   get KEY              VALUE <value>  or  NOT_FOUND
 //   delete KEY           OK
 //   scan [FROM [TO [LIMIT]]]
 //                        KEY<TAB>VALUE lines, then OK <count>
-//                        (FROM "" or "-": the start; TO "-": the end)
+//                        (FROM "" or "-": the start; TO "-": the end;
+//                        FROM > TO: an error)
 //   batch FILE           OK <count>         (a TSV file, as `load` takes)
 //   flush                OK
 //   compact [LEVEL]      OK                 (no LEVEL: every level)
@@ -17,8 +19,12 @@
 //   quit                 BYE                (end of input too, silently)
 //
 // A failed command answers "ERROR <message>" and the shell goes on. Keys
-// are words: they cannot hold spaces or tabs here. Blank lines and lines
-// starting with '#' get no answer.
+// and values, in commands and answers, are escaped as escape.h says, so
+// every answer is one line whatever the bytes; keys are words, so a space
+// in one is written \x20 (and a key "-" as \x2d). A key may not be empty;
+// a value may, but must be given: "put k " (the space) stores an empty
+// value, "put k" is an error, as on the command line. Blank lines and
+// lines starting with '#' get no answer.
 
 #ifndef KVSTORE_SHELL_H_
 #define KVSTORE_SHELL_H_

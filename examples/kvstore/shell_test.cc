@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <random>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -95,7 +97,54 @@ TEST_F(ShellTest, StatsAndHelpAnswerOneLine) {
 TEST_F(ShellTest, BatchLoadsATsvFile) {
   const std::string path = WriteTsv("in.tsv", "k1\tv1\nk2\tv\twith tab\nk3\t\n");
   EXPECT_EQ(Run("batch " + path + "\nget k2\nget k3\nscan\n"),
-            "OK 3\nVALUE v\twith tab\nVALUE \nk1\tv1\nk2\tv\twith tab\nk3\t\nOK 3\n");
+            "OK 3\nVALUE v\\x09with tab\nVALUE \nk1\tv1\nk2\tv\\x09with tab\nk3\t\nOK 3\n");
+}
+
+TEST_F(ShellTest, AnswersStayOneLineWhateverTheBytes) {
+  const std::string key("a\nb\0", 4), value("x\ny\tz\\\r\xff", 8);
+  ASSERT_TRUE(store_->Put(key, value).ok());
+  EXPECT_EQ(Run("get a\\x0ab\\x00\nscan\n"),
+            "VALUE x\\x0ay\\x09z\\x5c\\x0d\\xff\n"
+            "a\\x0ab\\x00\tx\\x0ay\\x09z\\x5c\\x0d\\xff\nOK 1\n");
+  // And what the shell is given is read the same way.
+  EXPECT_EQ(Run("put k\\x20\\x5C two\\x0alines\nscan k k~\nget k\\x20\\x5c\n"),
+            "OK\nk \\x5c\ttwo\\x0alines\nOK 1\nVALUE two\\x0alines\n");
+  EXPECT_EQ(Run("get a\\b\n").rfind("ERROR bad escape at byte 1", 0), 0u);
+}
+
+TEST_F(ShellTest, AValueMayBeEmptyButMustBeGivenAndAKeyNeverEmpty) {
+  EXPECT_EQ(Run("put onlykey\nput k \nget k\nget onlykey\nscan \\x2d - 1\n"),
+            "ERROR usage: put KEY VALUE\nOK\nVALUE \nNOT_FOUND\nk\t\nOK 1\n");
+  EXPECT_EQ(Run("scan z a\n").rfind("ERROR scan: from is after to", 0), 0u);
+}
+
+TEST_F(ShellTest, LoadReadsWhatScanWritesForEveryByte) {
+  // Random binary keys and values (every byte value, tabs, line breaks,
+  // backslashes, empty values), written as scan writes them.
+  std::mt19937_64 rng(33);
+  std::map<std::string, std::string> model;
+  for (int i = 0; i < 2000; ++i) {
+    std::string key(1 + rng() % 12, '\0'), value(rng() % 40, '\0');
+    for (char& c : key) c = static_cast<char>(rng() % 256);
+    for (char& c : value) c = static_cast<char>(rng() % 256);
+    if (i < 256) key = std::string(1, static_cast<char>(i)) + "\\\t\n";
+    model[key] = value;
+  }
+  std::string text;
+  for (const auto& [k, v] : model) text += TsvLine(k, v);
+  const std::string path = WriteTsv("binary.tsv", text);
+  absl::StatusOr<uint64_t> n = LoadTsv(*store_, path, nullptr);
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_EQ(*n, model.size());
+  std::map<std::string, std::string> back;
+  std::string rescanned;
+  ASSERT_TRUE(store_->Scan({}, [&](std::string_view k, std::string_view v) {
+                back.emplace(k, v);
+                rescanned += TsvLine(k, v);
+                return true;
+              }).ok());
+  EXPECT_TRUE(back == model);
+  EXPECT_EQ(rescanned, text);
 }
 
 TEST_F(ShellTest, LoadNamesTheBadLineAndWritesNothing) {
@@ -107,6 +156,10 @@ TEST_F(ShellTest, LoadNamesTheBadLineAndWritesNothing) {
   const std::string empty_key = WriteTsv("empty_key.tsv", "a\t1\n\t2\n");
   n = LoadTsv(*store_, empty_key, nullptr);
   EXPECT_NE(n.status().message().find("empty_key.tsv:2: empty key"), std::string::npos)
+      << n.status();
+  const std::string bad_escape = WriteTsv("bad_escape.tsv", "a\t1\nb\tc:\\dir\n");
+  n = LoadTsv(*store_, bad_escape, nullptr);
+  EXPECT_NE(n.status().message().find("bad_escape.tsv:2: value: bad escape"), std::string::npos)
       << n.status();
   EXPECT_TRUE(absl::IsNotFound(LoadTsv(*store_, base_ + "/missing.tsv", nullptr).status()));
   EXPECT_EQ(store_->last_sequence(), 0u);

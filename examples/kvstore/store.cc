@@ -50,14 +50,16 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& dir,
   absl::Status s = ValidateOptions(options);
   if (!s.ok()) return s;
   if (dir.empty()) return absl::InvalidArgumentError("no store directory given");
-  s = EnsureDir(dir, options.create_if_missing);
+  s = EnsureDir(dir, options.create_if_missing && !options.read_only);
   if (!s.ok()) return s;
   // Checked before taking the lock, so that looking for a store in a
   // directory that has none leaves nothing behind there.
-  if (!options.create_if_missing && !FileExists(ManifestPath(dir))) {
+  if ((!options.create_if_missing || options.read_only) && !FileExists(ManifestPath(dir))) {
     return absl::NotFoundError(absl::StrCat(dir, ": no store here (no MANIFEST)"));
   }
-  absl::StatusOr<std::unique_ptr<FileLock>> lock = FileLock::Acquire(dir + "/LOCK");
+  absl::StatusOr<std::unique_ptr<FileLock>> lock = options.read_only
+                                                       ? FileLock::AcquireShared(dir + "/LOCK")
+                                                       : FileLock::Acquire(dir + "/LOCK");
   if (!lock.ok()) return lock.status();
   std::unique_ptr<Store> store(new Store(dir, options, std::move(*lock)));
   s = store->Recover();
@@ -78,6 +80,14 @@ absl::Status Store::CheckOpen() const {
   return absl::OkStatus();
 }
 
+absl::Status Store::CheckWritable() const {
+  absl::Status s = CheckOpen();
+  if (s.ok() && options_.read_only) {
+    s = absl::FailedPreconditionError(absl::StrCat(dir_, ": the store is open read-only"));
+  }
+  return s;
+}
+
 absl::Status Store::Put(std::string_view key, std::string_view value) {
   WriteBatch batch;
   batch.Put(key, value);
@@ -91,10 +101,17 @@ absl::Status Store::Delete(std::string_view key) {
 }
 
 absl::Status Store::Write(WriteBatch& batch) {
-  absl::Status s = CheckOpen();
+  absl::Status s = CheckWritable();
   if (!s.ok()) return s;
   if (!log_error_.ok()) return log_error_;
   if (batch.empty()) return absl::OkStatus();
+  // One rule for every way in (command line, shell, load): keys are never
+  // empty; values may be.
+  s = batch.ForEach([](uint64_t, EntryType, std::string_view key, std::string_view) {
+    return key.empty() ? absl::InvalidArgumentError("empty key: a key must have at least one byte")
+                       : absl::OkStatus();
+  });
+  if (!s.ok()) return s;
   if (lsmbloom::kMaxSequenceNumber - last_sequence_ < batch.count()) {
     return absl::ResourceExhaustedError("sequence numbers exhausted");
   }
@@ -126,11 +143,27 @@ absl::StatusOr<std::optional<std::string>> Store::Get(std::string_view key) cons
     return std::optional<std::string>(e->value);
   }
   absl::StatusOr<lsmbloom::LookupResult> result = tables_.Get(key);
-  if (!result.ok()) return result.status();
+  if (!result.ok()) return NameFile(result.status());
   if (result->kind != lsmbloom::LookupResult::Kind::kFound) {
     return std::optional<std::string>();  // Never written, or a tombstone.
   }
   return std::optional<std::string>(std::move(result->value));
+}
+
+absl::Status Store::NameFile(const absl::Status& s) const {
+  // TableSet names a file as "level L file N: "; a user wants its path.
+  const std::string_view message(s.message().data(), s.message().size());
+  for (const auto& level : tables_.files()) {
+    for (const TableFile& f : level) {
+      const std::string prefix = absl::StrCat("level ", f.level, " file ", f.file_number, ": ");
+      if (message.substr(0, prefix.size()) == prefix) {
+        return absl::Status(s.code(),
+                            absl::StrCat(TableFileName(dir_, f.file_number), " (level ", f.level,
+                                         "): ", std::string(message.substr(prefix.size()))));
+      }
+    }
+  }
+  return s;
 }
 
 absl::Status Store::Scan(
@@ -138,17 +171,31 @@ absl::Status Store::Scan(
     const std::function<bool(std::string_view, std::string_view)>& visit) const {
   absl::Status s = CheckOpen();
   if (!s.ok()) return s;
+  if (!range.to.empty() && range.from > range.to) {
+    // Almost always swapped arguments: an empty answer would hide that.
+    return absl::InvalidArgumentError("scan: from is after to (from == to is the empty range)");
+  }
   std::vector<std::unique_ptr<lsmbloom::TableIterator>> children;
+  std::vector<std::string> names;
   children.push_back(mem_.NewIterator());
+  names.push_back("memtable");
   for (const auto& level : tables_.files()) {
     for (const TableFile& f : level) {
       // Files wholly outside the range add nothing but a seek.
       if (f.table->largest_user_key() < range.from) continue;
       if (!range.to.empty() && f.table->smallest_user_key() >= range.to) continue;
       children.push_back(f.table->NewIterator());
+      names.push_back(TableFileName(dir_, f.file_number));
     }
   }
-  MergingIterator merged(std::move(children));
+  MergingIterator merged(std::move(children), std::move(names));
+  size_t skipped = 0;
+  if (range.on_damaged_block != nullptr) {
+    merged.SkipDamagedBlocks([&](const absl::Status& damage) {
+      ++skipped;
+      range.on_damaged_block(damage);
+    });
+  }
   size_t visited = 0;
   std::string last_key;
   bool have_last_key = false;
@@ -163,12 +210,17 @@ absl::Status Store::Scan(
     if (!visit(e.user_key, e.value)) break;
     if (range.limit != 0 && ++visited >= range.limit) break;
   }
-  return merged.status();
+  if (!merged.status().ok()) return merged.status();
+  if (skipped > 0) {
+    return absl::DataLossError(absl::StrCat("skipped ", skipped,
+                                            " damaged data block(s): the scan is incomplete"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Store::Close() {
   if (lock_ == nullptr) return absl::OkStatus();
-  absl::Status s = Flush();
+  absl::Status s = options_.read_only ? absl::OkStatus() : Flush();
   if (!s.ok()) return s;
   wal_.reset();  // Syncs (unless the policy is never) and closes.
   lock_.reset();
@@ -245,7 +297,10 @@ absl::Status Store::SaveManifest() const {
   manifest.last_sequence = last_sequence_;
   manifest.log_number = log_number_;
   for (const auto& level : tables_.files()) {
-    for (const TableFile& f : level) manifest.files.push_back({f.level, f.file_number});
+    for (const TableFile& f : level) {
+      manifest.files.push_back(
+          {f.level, f.file_number, f.table->file_size(), f.table->unique_id()});
+    }
   }
   return WriteManifest(dir_, manifest);
 }

@@ -82,13 +82,22 @@ struct StoreOptions {
   lsmbloom::LookupOptions lookup_options;
   // Read table files through mmap rather than pread.
   bool use_mmap = false;
+  // Open to read only: Get, Scan and the accessors work; writes, Flush and
+  // compactions fail with FailedPrecondition. Nothing in the directory is
+  // created, changed or removed, so a read-only directory will do: the
+  // logs are replayed into memory only (a torn tail is reported but left
+  // in place), and the store takes a shared lock (none if the LOCK file
+  // cannot be opened), so readers share it while a writer excludes them.
+  // create_if_missing is ignored.
+  bool read_only = false;
 };
 
 class Store {
  public:
   // InvalidArgument for bad options; NotFound if there is no store and
-  // !create_if_missing; Unavailable if the store is open elsewhere;
-  // DataLoss if the MANIFEST or a table it lists is unreadable.
+  // !create_if_missing (or read_only); Unavailable if the store is open
+  // elsewhere (for writing, when read_only); DataLoss if the MANIFEST or a
+  // table it lists is unreadable, or a table is not the one it lists.
   static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& dir,
                                                      const StoreOptions& options = StoreOptions());
 
@@ -117,12 +126,23 @@ class Store {
 
   // Calls visit(key, value) for the live keys in [from, to) in ascending
   // order, with each key's newest value; deleted keys are skipped. An empty
-  // `to` means no upper bound. Stops after `limit` keys (0: no limit) or
-  // when visit returns false. An error if a table could not be read.
+  // `to` means no upper bound; from > to (not empty) is InvalidArgument,
+  // from == to an empty range. Stops after `limit` keys (0: no limit) or
+  // when visit returns false. An error (DataLoss naming the file and
+  // offset) if a table could not be read: the scan stops there, having
+  // visited exactly the keys before the damage.
   struct ScanRange {
     std::string from;
     std::string to;
     size_t limit = 0;
+    // Salvage: if set, a damaged data block does not end the scan; it is
+    // reported here (DataLoss naming the file and offset), its keys are
+    // missing from the scan (they may be older versions too: a key can come
+    // back with a value its damaged block had replaced), and the rest is
+    // visited. Scan then still returns DataLoss, counting the blocks
+    // skipped. Damage past which nothing can be found (an index) ends the
+    // scan as without this.
+    std::function<void(const absl::Status&)> on_damaged_block;
   };
   absl::Status Scan(
       const ScanRange& range,
@@ -137,7 +157,8 @@ class Store {
   // lsmbloom::kNumLevels - 1.
   absl::Status CompactLevel(int level);
 
-  // Flushes and releases the directory. Later calls fail, except Close().
+  // Flushes (unless read-only) and releases the directory. Later calls
+  // fail, except Close().
   // On error the store stays open, so Close() may be retried.
   absl::Status Close();
 
@@ -149,6 +170,9 @@ class Store {
   size_t memtable_entries() const { return mem_.size(); }
   size_t memtable_bytes() const { return mem_.ApproximateBytes(); }
   const std::string& dir() const { return dir_; }
+  // The memtable's entry for `key` (a value or a tombstone), or null; for
+  // tools that show where an answer comes from.
+  const MemTable::Entry* FindInMemtable(std::string_view key) const { return mem_.Find(key); }
   // What Open() replayed from each log, and any torn tail it dropped.
   const std::vector<std::string>& recovery_notes() const { return recovery_notes_; }
 
@@ -164,6 +188,10 @@ class Store {
   Store(std::string dir, const StoreOptions& options, std::unique_ptr<FileLock> lock);
 
   absl::Status CheckOpen() const;
+  // A TableSet error with the file's path in place of its number.
+  absl::Status NameFile(const absl::Status& s) const;
+  // CheckOpen, and not read-only.
+  absl::Status CheckWritable() const;
   absl::Status Recover();
   // Replays one log into the memtable, truncating a torn tail.
   absl::Status ReplayLog(uint64_t number);

@@ -58,7 +58,7 @@ std::vector<lsmbloom::LevelFilterShape> ShapesOf(
 }  // namespace
 
 absl::Status Store::Flush() {
-  absl::Status s = CheckOpen();
+  absl::Status s = CheckWritable();
   if (!s.ok() || mem_.empty()) return s;
   std::vector<lsmbloom::LevelFilterShape> shapes = ShapesOf(tables_.files());
   shapes[0].num_keys += mem_.size();
@@ -110,7 +110,9 @@ absl::Status Store::Flush() {
 }
 
 absl::Status Store::CompactAll() {
-  absl::Status s = Flush();
+  absl::Status s = CheckWritable();
+  if (!s.ok()) return s;
+  s = Flush();
   if (!s.ok()) return s;
   // Each pass moves everything above `deepest` one level down; compactions
   // that make due in between may change which levels hold what, so look
@@ -132,7 +134,7 @@ absl::Status Store::CompactAll() {
 }
 
 absl::Status Store::CompactLevel(int level) {
-  absl::Status s = CheckOpen();
+  absl::Status s = CheckWritable();
   if (!s.ok()) return s;
   if (level < 0 || level >= kNumLevels - 1) {
     return absl::InvalidArgumentError(absl::StrCat("cannot compact level ", level));
@@ -221,8 +223,12 @@ absl::Status Store::Compact(int level, std::vector<TableFile> inputs, bool allow
   const lsmbloom::TableOptions& out_options = *level_options;
 
   std::vector<std::unique_ptr<lsmbloom::TableIterator>> children;
-  for (const TableFile& f : inputs) children.push_back(f.table->NewIterator());
-  MergingIterator merged(std::move(children));
+  std::vector<std::string> names;
+  for (const TableFile& f : inputs) {
+    children.push_back(f.table->NewIterator());
+    names.push_back(TableFileName(dir_, f.file_number));
+  }
+  MergingIterator merged(std::move(children), std::move(names));
 
   std::vector<TableFile> outputs;
   std::optional<NewTable> current;

@@ -21,6 +21,9 @@ absl::Status Store::Recover() {
   absl::StatusOr<std::vector<std::string>> names = ListDir(dir_);
   if (!names.ok()) return names.status();
   absl::StatusOr<Manifest> manifest = ReadManifest(dir_);
+  if (absl::IsNotFound(manifest.status()) && options_.read_only) {
+    return absl::NotFoundError(absl::StrCat(dir_, ": no store here (no MANIFEST)"));
+  }
   if (absl::IsNotFound(manifest.status())) {
     // A new store, unless table or log files say there was one: never
     // start over on top of data whose MANIFEST went missing.
@@ -52,6 +55,20 @@ absl::Status Store::Recover() {
       return absl::DataLossError(absl::StrCat("MANIFEST lists ", TableFileName(dir_, f.number),
                                               ": ", file.status().message()));
     }
+    // A valid table, but is it this one? A restore gone wrong can leave an
+    // older generation or another file under the name, which would answer
+    // with stale values and bring deleted keys back.
+    const lsmbloom::Table& table = *file->table;
+    if (f.recorded() && (table.file_size() != f.file_size || table.unique_id() != f.unique_id)) {
+      return absl::DataLossError(absl::StrFormat(
+          "%s is not the table the MANIFEST lists at level %d (size %d, id %016x): it has size "
+          "%d, id %016x (replaced by another table?)",
+          TableFileName(dir_, f.number), f.level, f.file_size, f.unique_id, table.file_size(),
+          table.unique_id()));
+    }
+    // The library checks the same again as the set takes the file.
+    file->expected_unique_id = f.unique_id;
+    file->expected_file_size = f.file_size;
     edit.added.push_back(*std::move(file));
   }
   absl::Status s = tables_.Apply(edit);
@@ -72,6 +89,8 @@ absl::Status Store::Recover() {
     s = ReplayLog(number);
     if (!s.ok()) return s;
   }
+  // A reader changes nothing: the logs stay for the next writer to fold.
+  if (options_.read_only) return absl::OkStatus();
   RemoveLeftovers(*names);
   if (logs.empty()) return StartLog();
   // Go on appending to the newest log; older ones (left by a flush that
@@ -111,6 +130,11 @@ absl::Status Store::ReplayLog(uint64_t number) {
   if (report->dropped_bytes > 0) {
     absl::StrAppendFormat(&note, "; dropped a torn tail of %d bytes (%s)", report->dropped_bytes,
                           report->tail_problem);
+    if (options_.read_only) {
+      note += ", left in the log (read-only)";
+      recovery_notes_.push_back(note);
+      return absl::OkStatus();
+    }
     // Appends must follow the last intact record, or the next replay
     // would find the torn one in the middle of the log.
     absl::Status s = TruncateFile(path, report->valid_bytes);

@@ -102,7 +102,12 @@ class PosixRandomAccessFile : public RandomAccessFile {
     }
     if (n > size_ - offset) n = static_cast<size_t>(size_ - offset);
     if (map_ != nullptr) {
-      *result = std::string_view(static_cast<const char*>(map_) + offset, n);
+      // Copied all the same: a caller that reads `scratch` instead of
+      // *result, wrong as that is, must not see zeros now that files are
+      // mapped by default. The table reader takes mapped bytes in place
+      // (MappedContents), so this copy is off its hot path.
+      std::memcpy(scratch, static_cast<const char*>(map_) + offset, n);
+      *result = std::string_view(scratch, n);
       return absl::OkStatus();
     }
     size_t done = 0;

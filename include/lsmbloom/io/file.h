@@ -38,8 +38,10 @@ class RandomAccessFile {
   virtual ~RandomAccessFile() = default;
   virtual uint64_t Size() const = 0;
   // Reads up to n bytes at offset. *result points either into `scratch`
-  // (which must hold n bytes) or into memory the file owns (mmap, in-memory
-  // files), valid as long as the file. A short result means end of file.
+  // (which must hold n bytes) or into memory the file owns (in-memory
+  // files), valid as long as the file: read *result, not scratch. (The
+  // POSIX file copies into scratch even when mapped; its mapped bytes in
+  // place are MappedContents().) A short result means end of file.
   virtual absl::Status Read(uint64_t offset, size_t n, char* scratch,
                             std::string_view* result) const = 0;
   // The whole file in memory, if the file is mapped or in memory; else empty.

@@ -1,0 +1,84 @@
+# The library's sources, one list per layer, for the CMake build.
+#
+# The same files as the layers' Bazel targets (src/<layer>/BUILD), which stay
+# the primary build. //tests:cmake_sources_test compares these lists with
+# what Bazel compiles for //:lsmbloom and fails on any difference, so a file
+# added to (or removed from) one build must be added to (or removed from)
+# the other. Paths are relative to the repository root; headers here are the
+# layers' private ones (the public ones are include/lsmbloom/<layer>/*.h).
+
+set(LSMBLOOM_UTIL_SOURCES
+  src/util/aligned_buffer.h
+  src/util/checksum.cc
+  src/util/checksum.h
+  src/util/coding.h
+  src/util/prefetch.h
+  src/util/search.h
+)
+
+set(LSMBLOOM_IO_SOURCES
+  src/io/mem_file.cc
+  src/io/posix_file.cc
+)
+
+set(LSMBLOOM_FILTER_SOURCES
+  src/filter/blocked_bloom_builder.cc
+  src/filter/blocked_bloom_reader.cc
+  src/filter/bloom_math.cc
+  src/filter/classic_bloom.cc
+  src/filter/filter_format.cc
+  src/filter/filter_format.h
+  src/filter/filter_policy.cc
+  src/filter/hash_buffer.cc
+  src/filter/hash_buffer.h
+  src/filter/huge_pages.cc
+  src/filter/huge_pages.h
+  src/filter/key_hash.cc
+  src/filter/reference_kernels.cc
+  src/filter/reference_kernels.h
+  src/filter/simd.cc
+  src/filter/simd_kernels.cc
+  src/filter/simd_kernels.h
+)
+
+set(LSMBLOOM_TABLE_SOURCES
+  src/table/block.cc
+  src/table/block.h
+  src/table/block_builder.cc
+  src/table/block_builder.h
+  src/table/data_block_hash_index.h
+  src/table/filter_keys.h
+  src/table/format.cc
+  src/table/format.h
+  src/table/prefix_extractor.cc
+  src/table/table.cc
+  src/table/table_builder.cc
+  src/table/table_inspection.cc
+  src/table/table_inspection.h
+  src/table/table_lookup.cc
+  src/table/table_lookup.h
+  src/table/table_properties.cc
+  src/table/table_rep.h
+)
+
+set(LSMBLOOM_LOOKUP_SOURCES
+  src/lookup/filter_budget.cc
+  src/lookup/lookup.cc
+  src/lookup/version.cc
+  src/lookup/version.h
+)
+
+set(LSMBLOOM_INSPECT_SOURCES
+  src/inspect/block_dump.cc
+  src/inspect/filter_keys.cc
+  src/inspect/inspected_table.cc
+)
+
+set(LSMBLOOM_SOURCES
+  ${LSMBLOOM_UTIL_SOURCES}
+  ${LSMBLOOM_IO_SOURCES}
+  ${LSMBLOOM_FILTER_SOURCES}
+  ${LSMBLOOM_TABLE_SOURCES}
+  ${LSMBLOOM_LOOKUP_SOURCES}
+  ${LSMBLOOM_INSPECT_SOURCES}
+)

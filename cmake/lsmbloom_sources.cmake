@@ -38,6 +38,14 @@ set(LSMBLOOM_FILTER_SOURCES
   src/filter/key_hash_short.h
   src/filter/reference_kernels.cc
   src/filter/reference_kernels.h
+  src/filter/ribbon_builder.cc
+  src/filter/ribbon_format.cc
+  src/filter/ribbon_format.h
+  src/filter/ribbon_kernels.cc
+  src/filter/ribbon_kernels.h
+  src/filter/ribbon_math.cc
+  src/filter/ribbon_policy.cc
+  src/filter/ribbon_reader.cc
   src/filter/simd.cc
   src/filter/simd_kernels.cc
   src/filter/simd_kernels.h

@@ -24,6 +24,7 @@
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/filter_policy.h"
 #include "lsmbloom/filter/key_hash.h"
+#include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/inspect/inspect.h"
 #include "lsmbloom/io/file.h"
 #include "lsmbloom/lookup/filter_budget.h"
@@ -63,6 +64,23 @@ void BlockedBloomHeaderExample() {
   // [END blocked_bloom_header]
   // clang-format on
   Check(reader.ok(), "the header's example builds a filter");
+  for (const std::string& key : keys) Check(reader->MayMatch(key), "no false negative");
+}
+
+void RibbonHeaderExample() {
+  std::vector<std::string> keys = MakeKeys("user", 1000);
+  // clang-format off
+  // [START ribbon_header]
+  RibbonOptions options;
+  options.target_fpr = 0.01;
+  auto builder = RibbonBuilder::Create(options);
+  for (auto& key : keys) builder->AddKey(key);
+  absl::StatusOr<std::string> filter = builder->Finish();
+  auto reader = RibbonReader::Open(*filter);
+  if (reader.ok() && !reader->MayMatch("k")) { /* "k" is certainly absent */ }
+  // [END ribbon_header]
+  // clang-format on
+  Check(reader.ok(), "the Ribbon header's example builds a filter");
   for (const std::string& key : keys) Check(reader->MayMatch(key), "no false negative");
 }
 
@@ -310,6 +328,7 @@ int main() {
     return 1;
   }
   BlockedBloomHeaderExample();
+  RibbonHeaderExample();
   absl::Status status = FilterAlone();
   if (status.ok()) status = OneTable(dir);
   if (status.ok()) status = Levels(dir);

@@ -1,0 +1,251 @@
+// The homogeneous Ribbon filter: builder and reader.
+//
+// A static filter about 30% smaller than a Bloom filter of the same
+// false-positive rate: at 1% it needs ~7 bits per key where the blocked Bloom
+// filter needs 10 (the bound is log2(100) = 6.64). Each key is one linear
+// equation over GF(2) in a band of 128 slots; the builder solves the system
+// (Gaussian elimination as keys arrive, then back-substitution) and stores the
+// solution, r or r + 1 bits per slot (ribbon_layout.h, docs/FORMAT.md). It
+// costs more to build than a Bloom filter, and a query reads 2-4 adjacent
+// cache lines instead of one.
+//
+// Construction never fails: every equation has right-hand side zero, so the
+// system always has a solution (the homogeneous variant of the paper). The
+// price is a slightly higher FPR than 2^-r: an absent key whose equation
+// happens to follow from the added ones always matches. ribbon_math.h models
+// that term; the builder keeps it small by giving the band 4.5% or more
+// slots than keys (PlanRibbon picks the slack, ribbon_math.h), and by
+// banding again with 0.5% more slack, up to 4 times, where it sees a
+// saturated stretch of the band (a cluster of starts), which would make the
+// absent keys starting there match always. That costs one more banding
+// (about a third of a build) for ~1 in 8 sets of 10^6 keys, more often for
+// larger sets, and 0.03-0.12 bits/key for those sets.
+//
+// The guarantee: a key added to a builder is never rejected by a reader of
+// the filter that builder produced, as long as the bytes are complete and
+// uncorrupted; Open() refuses (with a Status saying why) bytes it cannot
+// trust.
+//
+// Example:
+//   RibbonOptions options;
+//   options.target_fpr = 0.01;
+//   auto builder = RibbonBuilder::Create(options);
+//   for (auto& key : keys) builder->AddKey(key);
+//   absl::StatusOr<std::string> filter = builder->Finish();
+//   auto reader = RibbonReader::Open(*filter);
+//   if (reader.ok() && !reader->MayMatch("k")) { /* "k" is certainly absent */ }
+
+#ifndef LSMBLOOM_FILTER_RIBBON_H_
+#define LSMBLOOM_FILTER_RIBBON_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "lsmbloom/filter/key_hash.h"
+#include "lsmbloom/filter/ribbon_layout.h"
+
+namespace lsmbloom {
+namespace internal {
+class HashBuffer;  // The builder's store of hashes (src/filter/hash_buffer.h).
+}  // namespace internal
+
+struct RibbonOptions {
+  // Solution bits per distinct key, in [1.1, 34]; fractional values are
+  // fine (7.05 means 7.05). Ignored when target_fpr is set.
+  double bits_per_key = 7.0;
+  // If > 0, the builder picks the smallest filter whose predicted FPR
+  // (ribbon_math.h, dependent keys included) is at most this. In
+  // [1e-9, 0.5].
+  double target_fpr = 0.0;
+  // The hash that places keys; stored in the filter.
+  HashSpec hash;
+};
+
+// InvalidArgument naming the bad field, or OK.
+absl::Status ValidateRibbonOptions(const RibbonOptions& options);
+
+// The shape of one Ribbon filter, as planned or as read from its header.
+struct RibbonGeometry {
+  uint64_t num_keys = 0;      // Hashes added (adjacent repeats dropped).
+  uint64_t num_segments = 0;  // 64-slot segments; 0 exactly when num_keys is 0, else >= 2.
+  int num_columns = 1;        // r: result bits of the lower segments, in [1, 32].
+  uint64_t upper_start = 0;   // First segment with r + 1 columns (num_segments: none).
+  HashSpec hash;
+
+  uint64_t num_slots() const { return num_segments * internal::kRibbonSegmentSlots; }
+  // Possible start slots; 0 for an empty filter.
+  uint64_t num_starts() const { return num_segments == 0 ? 0 : num_slots() - 127; }
+  uint64_t solution_words() const {
+    return num_segments * num_columns + (num_segments - upper_start);
+  }
+  uint64_t solution_bytes() const { return solution_words() * 8; }
+  // Header plus solution: the size of the serialized filter.
+  uint64_t serialized_size() const;
+  // Solution bits per key (0 for an empty filter).
+  double bits_per_key() const;
+  // Fraction of keys (of start slots) in segments with r + 1 columns.
+  double upper_fraction() const;
+  // The model's FPR at this geometry (ribbon_math.h); 0 for an empty filter.
+  double predicted_fpr() const;
+};
+
+// The geometry Finish() would choose for `num_keys` keys, unless their band
+// saturates (RibbonBuilder::Finish). Allocates nothing; fails if the filter
+// would need more than 2^26 segments (~4 billion keys).
+absl::StatusOr<RibbonGeometry> PlanRibbon(uint64_t num_keys, const RibbonOptions& options);
+
+// Collects keys and produces one serialized filter.
+//
+// Call order: (AddKey | AddHash)* Finish, repeatable: Finish() resets the
+// builder. A key added again right after itself is dropped on arrival;
+// repeats further apart count towards the size but change no solution bit
+// (their equation is the same). Memory: 8 bytes per key (up to 16 while the
+// buffer grows) until Finish; Finish then holds the buffered hashes sorted
+// (8 bytes per key, the buffer freed once they are copied) and the band, 16
+// bytes per slot (~16.8 per key): at most ~25 bytes per key of scratch
+// besides the output (~0.9 bytes per key at 1% FPR). Not thread-safe.
+class RibbonBuilder {
+ public:
+  // InvalidArgument if the options are invalid.
+  static absl::StatusOr<RibbonBuilder> Create(const RibbonOptions& options = RibbonOptions());
+
+  // A moved-from builder may only be destroyed or assigned to.
+  RibbonBuilder(RibbonBuilder&&) noexcept;
+  RibbonBuilder& operator=(RibbonBuilder&&) noexcept;
+  ~RibbonBuilder();
+
+  void AddKey(std::string_view key) { AddHash(KeyHash(key, options_.hash)); }
+
+  // AddKey of every key of `keys`: any range of things convertible to
+  // std::string_view.
+  template <typename KeyRange>
+  void AddKeys(const KeyRange& keys) {
+    for (const auto& key : keys) AddKey(std::string_view(key));
+  }
+
+  // REQUIRES: hash == KeyHash(key, options().hash) for the key it stands for.
+  void AddHash(uint64_t hash);
+
+  // Hashes buffered so far: the count the filter will be sized from.
+  size_t num_buffered() const;
+  const RibbonOptions& options() const { return options_; }
+  // Bytes the builder holds now: about 8 per buffered hash.
+  size_t MemoryUsage() const;
+
+  // Builds the filter of every key added since the last Finish, then resets.
+  // The bytes depend only on the multiset of hashes added (adjacent repeats
+  // removed), never on their order or on the CPU. The geometry is
+  // PlanRibbon's, or a wider one if the band saturated (see above). Fails
+  // only if the filter would exceed 2^26 segments.
+  absl::StatusOr<std::string> Finish();
+
+ private:
+  explicit RibbonBuilder(const RibbonOptions& options);
+
+  RibbonOptions options_;
+  std::unique_ptr<internal::HashBuffer> hashes_;
+  uint64_t last_hash_ = 0;
+  bool has_last_hash_ = false;
+};
+
+// What a probe needs, in one small value. Valid while the reader's bytes are.
+struct RibbonView {
+  const uint64_t* words = nullptr;  // Possibly unaligned: read with memcpy.
+  uint64_t num_starts = 0;          // 0: an empty filter, which matches nothing.
+  uint64_t upper_start = 0;
+  uint32_t num_columns = 1;
+};
+
+namespace internal {
+// The probe of ribbon_layout.h: false if the parity of `hash`'s equation
+// is one in any column, true (maybe) if it is zero in all of them.
+inline bool RibbonMayMatch(const RibbonView& v, uint64_t hash) {
+  if (v.num_starts == 0) return false;
+  const uint64_t start = RibbonStart(hash, v.num_starts);
+  const uint64_t segment = start / kRibbonSegmentSlots;
+  const unsigned shift = static_cast<unsigned>(start % kRibbonSegmentSlots);
+  const RibbonCoeffs c = RibbonCoefficients(hash);
+  // The 128 coefficients moved onto the three segments' bit positions.
+  const uint64_t k0 = c.lo << shift;
+  const uint64_t k1 = (c.hi << shift) | ((c.lo >> 1) >> (63 - shift));
+  const uint64_t k2 = (c.hi >> 1) >> (63 - shift);
+  const uint64_t cols = v.num_columns, upper = v.upper_start;
+  const char* base = reinterpret_cast<const char*>(v.words);
+  const char* w0 = base + 8 * RibbonSegmentOffset(segment, cols, upper);
+  const char* w1 = base + 8 * RibbonSegmentOffset(segment + 1, cols, upper);
+  // On a segment boundary the third segment is unused (k2 == 0) and may not
+  // exist: read the second again.
+  const char* w2 = base + 8 * RibbonSegmentOffset(segment + 1 + (shift != 0), cols, upper);
+  const uint64_t n = cols + (segment >= upper);
+  uint64_t odd = 0;
+  for (uint64_t j = 0; j < n; ++j) {
+    uint64_t a, b, d;
+    __builtin_memcpy(&a, w0 + 8 * j, 8);
+    __builtin_memcpy(&b, w1 + 8 * j, 8);
+    __builtin_memcpy(&d, w2 + 8 * j, 8);
+    odd |= static_cast<uint64_t>(__builtin_parityll((k0 & a) ^ (k1 & b) ^ (k2 & d)));
+  }
+  return odd == 0;
+}
+}  // namespace internal
+
+// Answers membership queries on serialized Ribbon filter bytes, without
+// copying them: the bytes must outlive the reader. All methods are const and
+// safe to call from many threads at once. Cheap to copy.
+class RibbonReader {
+ public:
+  // Checks everything the format declares: magic, version, hash id,
+  // coefficient width, r, segment counts, that the size matches, reserved
+  // bytes, and both checksums. DataLoss (corrupt or truncated) or
+  // InvalidArgument (a version, hash or width this build does not know),
+  // saying what is wrong; never reads outside `filter`.
+  static absl::StatusOr<RibbonReader> Open(std::string_view filter, bool verify_checksum = true);
+
+  // False only if `key` was certainly not added.
+  bool MayMatch(std::string_view key) const { return MayMatchHash(KeyHash(key, geometry_.hash)); }
+
+  // As MayMatch, for hash == KeyHash(key, geometry().hash). One call into
+  // the SIMD kernel of the best target the CPU has, chosen at Open (the
+  // columns' parities computed side by side in vector lanes).
+  bool MayMatchHash(uint64_t hash) const {
+    return view_.num_starts != 0 && probe_one_(view_, total_words_, hash);
+  }
+
+  // out[i] = MayMatchHash(hashes[i]). For filters over twice the L2 cache,
+  // every key's cache lines of a group of 32 are fetched before any of the
+  // group is probed. REQUIRES: out.size() == hashes.size().
+  void MayMatchBatch(absl::Span<const uint64_t> hashes, absl::Span<bool> out) const;
+
+  const RibbonView& view() const { return view_; }
+  const RibbonGeometry& geometry() const { return geometry_; }
+  int format_version() const { return 1; }
+  // The solution words (for inspection).
+  std::string_view solution() const {
+    return std::string_view(reinterpret_cast<const char*>(view_.words),
+                            geometry_.solution_bytes());
+  }
+
+ private:
+  using ProbeOneFn = bool (*)(const RibbonView&, uint64_t, uint64_t);
+  using ProbeBatchFn = void (*)(const RibbonView&, uint64_t, const uint64_t*, size_t, bool*, bool);
+  RibbonReader() = default;
+
+  RibbonGeometry geometry_;
+  RibbonView view_;
+  uint64_t total_words_ = 0;
+  // Kernels resolved once per reader, never per probe or per batch.
+  ProbeOneFn probe_one_ = nullptr;
+  ProbeBatchFn probe_batch_ = nullptr;
+  bool prefetch_ = false;
+};
+
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_FILTER_RIBBON_H_

@@ -1,0 +1,53 @@
+// The accuracy model of the homogeneous Ribbon filter (ribbon.h).
+//
+// A query of an absent key x computes, in each result column, the parity of
+// its 128 coefficients against the solution. Two cases:
+//
+//   - x's equation is independent of the added keys' equations. The free
+//     slots of the solution (those no equation pivots on) hold pseudo-random
+//     bits, so each column's parity is a fair coin, independent of the
+//     others: x matches with probability 2^-r_x, r_x its segment's columns.
+//   - x's equation is a sum of added equations ("dependent"). Every solution
+//     satisfies it: x always matches.
+//
+// With d the fraction of dependent absent keys and u the fraction of start
+// slots in segments with r + 1 columns:
+//
+//   FPR = d + (1 - d) * ((1 - u) * 2^-r + u * 2^-(r+1))
+//
+// Mixing r and r + 1 columns costs a little against an ideal fractional r
+// (at u = 1/2: 0.75 * 2^-r instead of 2^-(r+0.5) = 0.707 * 2^-r, ~0.08 bit
+// per key); it is how the layout gets fractional bits per key.
+//
+// d depends on the slack of the band: with m = (1 + e) n slots, equations
+// pile up where starts cluster, and where a stretch of the band runs out of
+// free slots, absent keys starting there become dependent. d falls steeply
+// with e and grows slowly with n; RibbonDependentFraction is a fit to
+// measurements (tests/ribbon_fpr_test checks filters against it).
+// Standard (non-homogeneous) Ribbon has d = 0 but fails to build where this
+// variant only loses a little accuracy.
+
+#ifndef LSMBLOOM_FILTER_RIBBON_MATH_H_
+#define LSMBLOOM_FILTER_RIBBON_MATH_H_
+
+#include <cstdint>
+
+namespace lsmbloom {
+
+// The smallest slot overhead e the builder uses for `num_keys` keys:
+// num_slots is about (1 + e) * num_keys (at least 128, a multiple of 64).
+// PlanRibbon tries e up to 0.06 more, in steps of 0.005, and keeps the
+// smallest filter that meets a target FPR, or the lowest predicted FPR for
+// a given bits/key (where 2^-r is far below d at this e, more slack wins).
+double RibbonSlotOverhead(uint64_t num_keys);
+
+// Expected fraction d of absent keys whose equation depends on those of
+// `num_keys` added keys, in a band of (1 + overhead) * num_keys slots.
+double RibbonDependentFraction(uint64_t num_keys, double overhead);
+
+// The FPR formula above. REQUIRES: 1 <= num_columns <= 32, 0 <= u, d <= 1.
+double RibbonFpr(int num_columns, double upper_fraction, double dependent_fraction);
+
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_FILTER_RIBBON_MATH_H_

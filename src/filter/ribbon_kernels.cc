@@ -1,0 +1,274 @@
+// Highway kernels of the Ribbon probe; compiled once per SIMD target through
+// foreach_target.h.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "src/filter/ribbon_kernels.cc"
+#include "src/filter/ribbon_kernels.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "hwy/cache_control.h"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "lsmbloom/filter/ribbon_layout.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace lsmbloom {
+namespace internal {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+// Up to 8 columns per vector (AVX-512: the 6-8 columns of a 1% filter in
+// one register; AVX2 4, 128-bit targets 2).
+using D = hn::CappedTag<uint64_t, 8>;
+
+// Parity of each lane, in its bit 0 (the other bits are garbage).
+HWY_INLINE hn::Vec<D> LaneParity(hn::Vec<D> x) {
+  x = hn::Xor(x, hn::ShiftRight<32>(x));
+  x = hn::Xor(x, hn::ShiftRight<16>(x));
+  x = hn::Xor(x, hn::ShiftRight<8>(x));
+  x = hn::Xor(x, hn::ShiftRight<4>(x));
+  x = hn::Xor(x, hn::ShiftRight<2>(x));
+  return hn::Xor(x, hn::ShiftRight<1>(x));
+}
+#endif
+
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+// What a probe reads, worked out from the hash: the word offsets of its
+// three segments, its column count, and its coefficients shifted onto them.
+struct Placed {
+  uint64_t at0, at1, at2, n, k0, k1, k2;
+};
+
+// True unless a column's parity is one. REQUIRES: reading whole vectors of
+// words from at2 + (n rounded up to whole vectors) stays in the solution.
+HWY_INLINE bool ProbePlaced(const uint64_t* w, const Placed& p) {
+  const D d;
+  constexpr size_t kLanes = hn::MaxLanes(D());
+  const auto k0 = hn::Set(d, p.k0);
+  const auto k1 = hn::Set(d, p.k1);
+  const auto k2 = hn::Set(d, p.k2);
+  auto parities = [&](uint64_t j) HWY_ATTR {
+    const auto x = hn::Xor(hn::Xor(hn::And(k0, hn::LoadU(d, w + p.at0 + j)),
+                                   hn::And(k1, hn::LoadU(d, w + p.at1 + j))),
+                           hn::And(k2, hn::LoadU(d, w + p.at2 + j)));
+    return hn::IfThenElseZero(hn::FirstN(d, static_cast<size_t>(p.n - j)), LaneParity(x));
+  };
+  // One vector holds every column on AVX-512 up to r = 7.
+  auto odd = parities(0);
+  for (uint64_t j = kLanes; j < p.n; j += kLanes) odd = hn::Or(odd, parities(j));
+  return hn::AllTrue(d, hn::Eq(hn::And(odd, hn::Set(d, uint64_t{1})), hn::Zero(d)));
+}
+
+// ProbePlaced of two keys at once, sharing most of the parity fold: after
+// one halving step a's partial parities sit in the low 32 bits of each lane
+// and b's in the high 32 bits, so the remaining five steps serve both.
+// REQUIRES: as ProbePlaced, for both.
+HWY_INLINE void ProbePlacedPair(const uint64_t* w, const Placed& a, const Placed& b, bool* out_a,
+                                bool* out_b) {
+  const D d;
+  const hn::Repartition<uint32_t, D> d32;
+  constexpr size_t kLanes = hn::MaxLanes(D());
+  const auto a0 = hn::Set(d, a.k0), a1 = hn::Set(d, a.k1), a2 = hn::Set(d, a.k2);
+  const auto b0 = hn::Set(d, b.k0), b1 = hn::Set(d, b.k1), b2 = hn::Set(d, b.k2);
+  const uint64_t n = a.n > b.n ? a.n : b.n;
+  auto odd = hn::Zero(d32);
+  for (uint64_t j = 0; j < n; j += kLanes) {
+    auto xa = hn::Xor(hn::Xor(hn::And(a0, hn::LoadU(d, w + a.at0 + j)),
+                              hn::And(a1, hn::LoadU(d, w + a.at1 + j))),
+                      hn::And(a2, hn::LoadU(d, w + a.at2 + j)));
+    auto xb = hn::Xor(hn::Xor(hn::And(b0, hn::LoadU(d, w + b.at0 + j)),
+                              hn::And(b1, hn::LoadU(d, w + b.at1 + j))),
+                      hn::And(b2, hn::LoadU(d, w + b.at2 + j)));
+    // Columns past a key's count read other words: zero them (parity 0).
+    xa = hn::IfThenElseZero(hn::FirstN(d, static_cast<size_t>(a.n > j ? a.n - j : 0)), xa);
+    xb = hn::IfThenElseZero(hn::FirstN(d, static_cast<size_t>(b.n > j ? b.n - j : 0)), xb);
+    const auto low_a = hn::BitCast(d32, hn::Xor(xa, hn::ShiftRight<32>(xa)));
+    const auto high_b = hn::BitCast(d32, hn::Xor(xb, hn::ShiftLeft<32>(xb)));
+    auto z = hn::OddEven(high_b, low_a);
+    z = hn::Xor(z, hn::ShiftRight<16>(z));
+    z = hn::Xor(z, hn::ShiftRight<8>(z));
+    z = hn::Xor(z, hn::ShiftRight<4>(z));
+    z = hn::Xor(z, hn::ShiftRight<2>(z));
+    odd = hn::Or(odd, hn::Xor(z, hn::ShiftRight<1>(z)));
+  }
+  const auto parity = hn::BitCast(d, hn::And(odd, hn::Set(d32, 1u)));
+  *out_a = hn::AllTrue(d, hn::Eq(hn::And(parity, hn::Set(d, uint64_t{1})), hn::Zero(d)));
+  *out_b = hn::AllTrue(d, hn::Eq(hn::And(parity, hn::Set(d, uint64_t{1} << 32)), hn::Zero(d)));
+}
+
+HWY_INLINE uint64_t RoundUpToVectors(uint64_t n) {
+  constexpr uint64_t kLanes = hn::MaxLanes(D());
+  return (n + kLanes - 1) & ~(kLanes - 1);
+}
+#endif
+
+HWY_INLINE bool Probe(const RibbonView& v, uint64_t total_words, uint64_t hash) {
+#if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
+  (void)total_words;
+  return RibbonMayMatch(v, hash);
+#else
+  const uint64_t start = RibbonStart(hash, v.num_starts);
+  const uint64_t segment = start / kRibbonSegmentSlots;
+  const unsigned shift = static_cast<unsigned>(start % kRibbonSegmentSlots);
+  const uint64_t cols = v.num_columns, upper = v.upper_start;
+  Placed p;
+  // Segment b holds cols + (b >= upper) words.
+  p.n = cols + (segment >= upper);
+  p.at0 = RibbonSegmentOffset(segment, cols, upper);
+  p.at1 = p.at0 + p.n;
+  // On a segment boundary the third segment is unused (k2 == 0): read the
+  // second again.
+  p.at2 = p.at1 + (shift != 0 ? cols + (segment + 1 >= upper) : 0);
+  // Whole vectors would read past the solution: only keys in the last
+  // segments, rare and predictable.
+  if (HWY_UNLIKELY(p.at2 + RoundUpToVectors(p.n) > total_words)) return RibbonMayMatch(v, hash);
+  const RibbonCoeffs c = RibbonCoefficients(hash);
+  p.k0 = c.lo << shift;
+  p.k1 = (c.hi << shift) | ((c.lo >> 1) >> (63 - shift));
+  p.k2 = (c.hi >> 1) >> (63 - shift);
+  return ProbePlaced(v.words, p);
+#endif
+}
+
+bool ProbeOne(const RibbonView& v, uint64_t total_words, uint64_t hash) {
+  return Probe(v, total_words, hash);
+}
+
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+// RibbonRemix on every lane.
+HWY_INLINE hn::Vec<D> RemixLanes(hn::Vec<D> x) {
+  const D d;
+  const auto m = hn::Set(d, uint64_t{0xe9846af9b1a615dULL});
+  x = hn::Xor(x, hn::ShiftRight<32>(x));
+  x = hn::Mul(x, m);
+  x = hn::Xor(x, hn::ShiftRight<32>(x));
+  x = hn::Mul(x, m);
+  return hn::Xor(x, hn::ShiftRight<28>(x));
+}
+
+// Placed for hashes[0, kLanes), the lanes computing what Probe computes one
+// key at a time; fallback[i] where Probe would take the scalar path.
+HWY_INLINE void PlaceLanes(const RibbonView& v, uint64_t total_words, const uint64_t* hashes,
+                           uint64_t* at0, uint64_t* at1, uint64_t* at2, uint64_t* n,
+                           uint64_t* k0, uint64_t* k1, uint64_t* k2, uint64_t* fallback) {
+  const D d;
+  const hn::Repartition<uint32_t, D> d32;
+  const auto h = hn::LoadU(d, hashes);
+  // start = ((h >> 32) * num_starts) >> 32, both factors below 2^32.
+  const auto product = hn::MulEven(hn::BitCast(d32, hn::ShiftRight<32>(h)),
+                                   hn::BitCast(d32, hn::Set(d, v.num_starts)));
+  const auto start = hn::ShiftRight<32>(product);
+  const auto segment = hn::ShiftRight<6>(start);
+  const auto shift = hn::And(start, hn::Set(d, uint64_t{63}));
+  const auto cols = hn::Set(d, uint64_t{v.num_columns});
+  const auto upper = hn::Set(d, v.upper_start);
+  const auto one = hn::Set(d, uint64_t{1});
+  const auto is_upper = hn::Not(hn::Lt(segment, upper));
+  const auto next_is_upper = hn::Not(hn::Lt(hn::Add(segment, one), upper));
+  const auto count = hn::Add(cols, hn::IfThenElseZero(is_upper, one));
+  // segment * cols fits 32 bits (segments < 2^26, cols <= 32).
+  const auto base = hn::MulEven(hn::BitCast(d32, segment), hn::BitCast(d32, cols));
+  const auto first = hn::Add(base, hn::IfThenElseZero(hn::Lt(upper, segment),
+                                                      hn::Sub(segment, upper)));
+  const auto second = hn::Add(first, count);
+  const auto third =
+      hn::Add(second, hn::IfThenZeroElse(hn::Eq(shift, hn::Zero(d)),
+                                         hn::Add(cols, hn::IfThenElseZero(next_is_upper, one))));
+  const auto rounded = hn::And(hn::Add(count, hn::Set(d, uint64_t{hn::MaxLanes(D()) - 1})),
+                               hn::Set(d, ~uint64_t{hn::MaxLanes(D()) - 1}));
+  const auto beyond = hn::Lt(hn::Set(d, total_words), hn::Add(third, rounded));
+  const auto lo = hn::Or(RemixLanes(hn::Xor(h, hn::Set(d, kCoeffSeedLo))), one);
+  const auto hi = RemixLanes(hn::Xor(h, hn::Set(d, kCoeffSeedHi)));
+  const auto back = hn::Sub(hn::Set(d, uint64_t{63}), shift);
+  hn::StoreU(first, d, at0);
+  hn::StoreU(second, d, at1);
+  hn::StoreU(third, d, at2);
+  hn::StoreU(count, d, n);
+  hn::StoreU(lo << shift, d, k0);
+  hn::StoreU(hn::Or(hi << shift, hn::ShiftRight<1>(lo) >> back), d, k1);
+  hn::StoreU(hn::ShiftRight<1>(hi) >> back, d, k2);
+  hn::StoreU(hn::VecFromMask(d, beyond), d, fallback);
+}
+#endif
+
+void ProbeBatch(const RibbonView& v, uint64_t total_words, const uint64_t* hashes, size_t n,
+                bool* out, bool prefetch) {
+#if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
+  (void)total_words;
+  (void)prefetch;
+  for (size_t i = 0; i < n; ++i) out[i] = RibbonMayMatch(v, hashes[i]);
+#else
+  // Groups of 32 keys: first every key's offsets and coefficients, several
+  // keys per vector, then (with `prefetch`) every key's lines requested,
+  // then the probes.
+  constexpr size_t kGroup = 32;
+  constexpr size_t kLanes = hn::MaxLanes(D());
+  static_assert(kGroup % kLanes == 0, "whole vectors of keys per group");
+  uint64_t at0[kGroup], at1[kGroup], at2[kGroup], count[kGroup];
+  uint64_t k0[kGroup], k1[kGroup], k2[kGroup], fallback[kGroup];
+  const uint64_t* w = v.words;
+  size_t first = 0;
+  for (; first + kGroup <= n; first += kGroup) {
+    for (size_t i = 0; i < kGroup; i += kLanes) {
+      PlaceLanes(v, total_words, hashes + first + i, at0 + i, at1 + i, at2 + i, count + i,
+                 k0 + i, k1 + i, k2 + i, fallback + i);
+    }
+    if (prefetch) {
+      // A key's segments are contiguous: its lines run from its first word
+      // to its third segment's last column.
+      for (size_t i = 0; i < kGroup; ++i) {
+        const uint64_t* begin = w + at0[i];
+        const uint64_t* last = w + std::min(at2[i] + count[i], total_words) - 1;
+        for (const uint64_t* p = begin; p < last; p += 8) hwy::Prefetch(p);
+        hwy::Prefetch(last);
+      }
+    }
+    for (size_t i = 0; i < kGroup; i += 2) {
+      if (HWY_UNLIKELY((fallback[i] | fallback[i + 1]) != 0)) {
+        out[first + i] = Probe(v, total_words, hashes[first + i]);
+        out[first + i + 1] = Probe(v, total_words, hashes[first + i + 1]);
+        continue;
+      }
+      ProbePlacedPair(w, Placed{at0[i], at1[i], at2[i], count[i], k0[i], k1[i], k2[i]},
+                      Placed{at0[i + 1], at1[i + 1], at2[i + 1], count[i + 1], k0[i + 1],
+                             k1[i + 1], k2[i + 1]},
+                      out + first + i, out + first + i + 1);
+    }
+  }
+  for (; first < n; ++first) out[first] = Probe(v, total_words, hashes[first]);
+#endif
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace HWY_NAMESPACE
+}  // namespace internal
+}  // namespace lsmbloom
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace lsmbloom {
+namespace internal {
+
+HWY_EXPORT(ProbeOne);
+HWY_EXPORT(ProbeBatch);
+
+RibbonProbeOneFn ChosenRibbonProbeOne() {
+  // Before the first dispatch the table holds Highway's initialising
+  // trampoline; make sure the real choice has been made.
+  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
+  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
+  return &HWY_DYNAMIC_DISPATCH(ProbeOne);
+}
+
+RibbonProbeBatchFn ChosenRibbonProbeBatch() {
+  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
+  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
+  return &HWY_DYNAMIC_DISPATCH(ProbeBatch);
+}
+
+}  // namespace internal
+}  // namespace lsmbloom
+#endif  // HWY_ONCE

@@ -1,0 +1,38 @@
+#include <algorithm>
+#include <cassert>
+
+#include "lsmbloom/filter/ribbon.h"
+#include "src/filter/ribbon_format.h"
+#include "src/filter/ribbon_kernels.h"
+#include "src/filter/simd_kernels.h"
+
+namespace lsmbloom {
+
+absl::StatusOr<RibbonReader> RibbonReader::Open(std::string_view filter, bool verify_checksum) {
+  absl::StatusOr<RibbonGeometry> geometry = internal::DecodeRibbon(filter, verify_checksum);
+  if (!geometry.ok()) return geometry.status();
+  RibbonReader reader;
+  reader.geometry_ = *geometry;
+  reader.view_.words =
+      reinterpret_cast<const uint64_t*>(filter.data() + internal::kRibbonHeaderBytes);
+  reader.view_.num_starts = geometry->num_starts();
+  reader.view_.upper_start = geometry->upper_start;
+  reader.view_.num_columns = static_cast<uint32_t>(geometry->num_columns);
+  reader.total_words_ = geometry->solution_words();
+  reader.probe_one_ = internal::ChosenRibbonProbeOne();
+  reader.probe_batch_ = internal::ChosenRibbonProbeBatch();
+  // As for blocked filters: fetching ahead pays only out of cache.
+  reader.prefetch_ = geometry->solution_bytes() > internal::BatchPrefetchAboveBytes();
+  return reader;
+}
+
+void RibbonReader::MayMatchBatch(absl::Span<const uint64_t> hashes, absl::Span<bool> out) const {
+  assert(out.size() == hashes.size());
+  if (view_.num_starts == 0) {
+    std::fill(out.begin(), out.end(), false);
+    return;
+  }
+  probe_batch_(view_, total_words_, hashes.data(), hashes.size(), out.data(), prefetch_);
+}
+
+}  // namespace lsmbloom

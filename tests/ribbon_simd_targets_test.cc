@@ -1,0 +1,92 @@
+// Every compiled SIMD target answers Ribbon probes exactly as the scalar
+// reference (internal::RibbonMayMatch), single and batched, for every column
+// count, with and without upper segments, including keys whose segments end
+// the solution (the kernels' fallback), on filters built on another target.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "lsmbloom/filter/ribbon.h"
+#include "lsmbloom/filter/simd.h"
+#include "tests/test_keys.h"
+
+namespace lsmbloom {
+namespace {
+
+class RibbonSimdTargetsTest : public ::testing::Test {
+ protected:
+  void TearDown() override { ASSERT_TRUE(PinSimdTarget("best").ok()); }
+};
+
+std::vector<uint64_t> Hashes(uint64_t family, size_t n) {
+  std::vector<uint64_t> hashes(n);
+  for (size_t i = 0; i < n; ++i) hashes[i] = testing::SplitMix64(i * 1000003 + family);
+  return hashes;
+}
+
+std::string Build(const std::vector<uint64_t>& hashes, double bits) {
+  RibbonOptions options;
+  options.bits_per_key = bits;
+  auto builder = RibbonBuilder::Create(options);
+  for (uint64_t h : hashes) builder->AddHash(h);
+  return *builder->Finish();
+}
+
+TEST_F(RibbonSimdTargetsTest, EveryTargetAnswersAsTheScalarReference) {
+  const std::vector<std::string> targets = AvailableSimdTargets();
+  ASSERT_FALSE(targets.empty());
+  // Bits/key from 1.1 to 33: r from 1 to 32, most with upper segments; the
+  // sizes put a good share of keys in the last segments.
+  for (size_t n : {size_t{1}, size_t{100}, size_t{3000}}) {
+    const std::vector<uint64_t> present = Hashes(1, n);
+    std::vector<uint64_t> probes = Hashes(2, 20000);
+    probes.insert(probes.end(), present.begin(), present.end());
+    for (double bits = 1.1; bits <= 33.0; bits += 0.7) {
+      ASSERT_TRUE(PinSimdTarget("best").ok());
+      const std::string filter = Build(present, bits);
+      for (const std::string& name : targets) {
+        ASSERT_TRUE(PinSimdTarget(name).ok());
+        EXPECT_EQ(Build(present, bits), filter) << name;  // The builder is scalar.
+        auto reader = RibbonReader::Open(filter);  // Binds this target's kernels.
+        ASSERT_TRUE(reader.ok());
+        std::unique_ptr<bool[]> batch(new bool[probes.size()]);
+        reader->MayMatchBatch(probes, absl::MakeSpan(batch.get(), probes.size()));
+        size_t single_diffs = 0, batch_diffs = 0, misses = 0;
+        for (size_t i = 0; i < probes.size(); ++i) {
+          const bool reference = internal::RibbonMayMatch(reader->view(), probes[i]);
+          single_diffs += reader->MayMatchHash(probes[i]) != reference;
+          batch_diffs += batch[i] != reference;
+        }
+        for (uint64_t h : present) misses += !reader->MayMatchHash(h);
+        EXPECT_EQ(single_diffs, 0u) << name << " n=" << n << " bits=" << bits;
+        EXPECT_EQ(batch_diffs, 0u) << name << " n=" << n << " bits=" << bits;
+        EXPECT_EQ(misses, 0u) << name << " n=" << n << " bits=" << bits;
+      }
+    }
+  }
+}
+
+// A large filter batched with prefetching (over twice the L2 cache) on every
+// target.
+TEST_F(RibbonSimdTargetsTest, PrefetchingBatchesAnswerAsTheReference) {
+  const std::vector<uint64_t> present = Hashes(3, 1000000);
+  const std::vector<uint64_t> probes = Hashes(4, 100000);
+  const std::string filter = Build(present, 30.0);  // ~3.8 MB.
+  for (const std::string& name : AvailableSimdTargets()) {
+    ASSERT_TRUE(PinSimdTarget(name).ok());
+    auto reader = RibbonReader::Open(filter);
+    ASSERT_TRUE(reader.ok());
+    std::unique_ptr<bool[]> batch(new bool[probes.size()]);
+    reader->MayMatchBatch(probes, absl::MakeSpan(batch.get(), probes.size()));
+    size_t diffs = 0;
+    for (size_t i = 0; i < probes.size(); ++i) {
+      diffs += batch[i] != internal::RibbonMayMatch(reader->view(), probes[i]);
+    }
+    EXPECT_EQ(diffs, 0u) << name;
+  }
+}
+
+}  // namespace
+}  // namespace lsmbloom

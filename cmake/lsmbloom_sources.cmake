@@ -46,6 +46,7 @@ set(LSMBLOOM_FILTER_SOURCES
   src/filter/ribbon_math.cc
   src/filter/ribbon_policy.cc
   src/filter/ribbon_reader.cc
+  src/filter/ribbon_reference.h
   src/filter/simd.cc
   src/filter/simd_kernels.cc
   src/filter/simd_kernels.h

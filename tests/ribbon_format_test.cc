@@ -24,7 +24,7 @@ std::string BuildFromHashes(const std::vector<uint64_t>& hashes, const RibbonOpt
 
 std::vector<uint64_t> SplitMixHashes(size_t n) {
   std::vector<uint64_t> hashes;
-  for (uint64_t i = 0; i < n; ++i) hashes.push_back(testing::SplitMix64(i));
+  for (uint64_t i = 0; i < n; ++i) hashes.push_back(testutil::SplitMix64(i));
   return hashes;
 }
 

@@ -23,8 +23,8 @@
 namespace lsmbloom {
 namespace {
 
-using testing::KeyShape;
-using testing::MakeKey;
+using testutil::KeyShape;
+using testutil::MakeKey;
 
 struct Measured {
   double fpr;
@@ -83,7 +83,7 @@ TEST(RibbonFprTest, SaturatedBandIsBandedAgainWithMoreSlack) {
   auto builder = RibbonBuilder::Create(options);
   const uint64_t n = 1000000;
   for (uint64_t i = 0; i < n; ++i) {
-    builder->AddHash(testing::SplitMix64(i * 7 + 1 + (uint64_t{4} << 40)));
+    builder->AddHash(testutil::SplitMix64(i * 7 + 1 + (uint64_t{4} << 40)));
   }
   const std::string filter = *builder->Finish();
   auto reader = RibbonReader::Open(filter);
@@ -93,7 +93,7 @@ TEST(RibbonFprTest, SaturatedBandIsBandedAgainWithMoreSlack) {
   const uint64_t probes = 10000000;
   uint64_t fp = 0;
   for (uint64_t i = 0; i < probes; ++i) {
-    fp += reader->MayMatchHash(testing::SplitMix64(i * 7 + 3 + (uint64_t{1} << 50)));
+    fp += reader->MayMatchHash(testutil::SplitMix64(i * 7 + 3 + (uint64_t{1} << 50)));
   }
   ExpectWithinModel(Measured{static_cast<double>(fp) / probes, g}, probes, "re-banded set");
 }

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/filter/simd.h"
+#include "src/filter/ribbon_reference.h"
 #include "tests/test_keys.h"
 
 namespace lsmbloom {
@@ -22,7 +23,7 @@ class RibbonSimdTargetsTest : public ::testing::Test {
 
 std::vector<uint64_t> Hashes(uint64_t family, size_t n) {
   std::vector<uint64_t> hashes(n);
-  for (size_t i = 0; i < n; ++i) hashes[i] = testing::SplitMix64(i * 1000003 + family);
+  for (size_t i = 0; i < n; ++i) hashes[i] = testutil::SplitMix64(i * 1000003 + family);
   return hashes;
 }
 

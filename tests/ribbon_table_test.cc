@@ -14,7 +14,7 @@
 namespace lsmbloom {
 namespace {
 
-using testing::Entry;
+using testutil::Entry;
 
 std::shared_ptr<const FilterPolicy> RibbonAtOnePercent() {
   RibbonOptions options;
@@ -23,10 +23,10 @@ std::shared_ptr<const FilterPolicy> RibbonAtOnePercent() {
 }
 
 TEST(RibbonTableTest, RoundTripFindsEveryKeyAndFiltersAbsentOnes) {
-  const std::vector<Entry> entries = testing::MakeEntries(30000, 5);
+  const std::vector<Entry> entries = testutil::MakeEntries(30000, 5);
   TableOptions options;
   options.filter_policy = RibbonAtOnePercent();
-  const std::string bytes = testing::BuildTable(entries, options);
+  const std::string bytes = testutil::BuildTable(entries, options);
   TableReadOptions read_options;
   read_options.filter_policies = {RibbonAtOnePercent()};
   auto table = Table::Open(NewMemRandomAccessFile(bytes), read_options);
@@ -36,12 +36,12 @@ TEST(RibbonTableTest, RoundTripFindsEveryKeyAndFiltersAbsentOnes) {
   ASSERT_NE(filter, nullptr);
   EXPECT_NE(filter->Describe().find("ribbon"), std::string::npos) << filter->Describe();
   EXPECT_LT(filter->bits_per_key(), 7.2);
-  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+  EXPECT_EQ(testutil::CountWrongAnswers(**table, entries), 0u);
   for (const Entry& e : entries) ASSERT_TRUE((*table)->KeyMayMatch(e.key)) << e.key;
 
   size_t passed = 0;
   const int absent = 100000;
-  for (int i = 0; i < absent; ++i) passed += (*table)->KeyMayMatch(testing::AbsentKey(i));
+  for (int i = 0; i < absent; ++i) passed += (*table)->KeyMayMatch(testutil::AbsentKey(i));
   // ~1% (sd 0.03% over 10^5 probes); well under the blocked filter's default.
   EXPECT_LT(passed, absent * 0.013);
   EXPECT_GT(passed, absent * 0.007);
@@ -83,16 +83,16 @@ TEST(RibbonTableTest, CorruptFilterIsRefusedWithTheReason) {
 }
 
 TEST(RibbonTableTest, ReaderWithoutThePolicyAnswersWithoutFiltering) {
-  const std::vector<Entry> entries = testing::MakeEntries(5000, 2);
+  const std::vector<Entry> entries = testutil::MakeEntries(5000, 2);
   TableOptions options;
   options.filter_policy = RibbonAtOnePercent();
-  const std::string bytes = testing::BuildTable(entries, options);
+  const std::string bytes = testutil::BuildTable(entries, options);
   auto table = Table::Open(NewMemRandomAccessFile(bytes));  // Built-in policies only.
   ASSERT_TRUE(table.ok());
   EXPECT_FALSE((*table)->filter_status().ok());
   EXPECT_NE((*table)->filter_status().message().find(kRibbonPolicyName), std::string::npos)
       << (*table)->filter_status();
-  EXPECT_EQ(testing::CountWrongAnswers(**table, entries), 0u);
+  EXPECT_EQ(testutil::CountWrongAnswers(**table, entries), 0u);
 }
 
 TEST(RibbonTableTest, InvalidOptionsAreRefused) {

@@ -16,7 +16,7 @@
 namespace lsmbloom {
 namespace {
 
-using testing::KeyShape;
+using testutil::KeyShape;
 
 std::string BuildRibbon(const std::vector<std::string>& keys, const RibbonOptions& options = {}) {
   auto builder = RibbonBuilder::Create(options);
@@ -34,7 +34,7 @@ size_t Misses(const RibbonReader& reader, const std::vector<std::string>& keys) 
 }
 
 TEST(RibbonTest, MillionAddedKeysAllMatchSingleAndBatched) {
-  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 7, 1000000);
+  const auto keys = testutil::MakeKeys(KeyShape::kRandom16, 7, 1000000);
   RibbonOptions options;
   options.target_fpr = 0.01;
   const std::string filter = BuildRibbon(keys, options);
@@ -58,11 +58,11 @@ TEST(RibbonTest, MillionAddedKeysAllMatchSingleAndBatched) {
 
 TEST(RibbonTest, StructuredKeysAllMatch) {
   for (KeyShape shape : {KeyShape::kBigEndianCounter, KeyShape::kSharedPrefix}) {
-    const auto keys = testing::MakeKeys(shape, 3, 200000);
+    const auto keys = testutil::MakeKeys(shape, 3, 200000);
     const std::string filter = BuildRibbon(keys);
     auto reader = RibbonReader::Open(filter);
     ASSERT_TRUE(reader.ok());
-    EXPECT_EQ(Misses(*reader, keys), 0u) << testing::ShapeName(shape);
+    EXPECT_EQ(Misses(*reader, keys), 0u) << testutil::ShapeName(shape);
   }
 }
 
@@ -74,7 +74,7 @@ TEST(RibbonTest, EverySmallSizeAndWidthHasNoFalseNegatives) {
   for (size_t n = 0; n <= 300; ++n) sizes.push_back(n);
   for (size_t n : {1000, 4095, 4096, 4097, 65536, 100003}) sizes.push_back(n);
   for (size_t n : sizes) {
-    const auto keys = testing::MakeKeys(KeyShape::kRandom16, 11, n);
+    const auto keys = testutil::MakeKeys(KeyShape::kRandom16, 11, n);
     for (double bits : {1.1, 3.3, 7.0, 12.9, 33.0}) {
       RibbonOptions options;
       options.bits_per_key = bits;
@@ -111,14 +111,14 @@ TEST(RibbonTest, OneKeyFilterHasTwoSegmentsAndMatchesIt) {
 }
 
 TEST(RibbonTest, InsertionOrderDoesNotChangeBytes) {
-  auto keys = testing::MakeKeys(KeyShape::kBigEndianCounter, 1, 30000);
+  auto keys = testutil::MakeKeys(KeyShape::kBigEndianCounter, 1, 30000);
   const std::string forward = BuildRibbon(keys);
   std::reverse(keys.begin(), keys.end());
   EXPECT_EQ(forward, BuildRibbon(keys));
 }
 
 TEST(RibbonTest, RepeatsAnywhereChangeNoSolutionBit) {
-  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 1, 20000);
+  const auto keys = testutil::MakeKeys(KeyShape::kRandom16, 1, 20000);
   std::vector<std::string> adjacent;
   for (const auto& key : keys) adjacent.insert(adjacent.end(), 3, key);
   EXPECT_EQ(BuildRibbon(keys), BuildRibbon(adjacent));  // Dropped on arrival.
@@ -131,7 +131,7 @@ TEST(RibbonTest, RepeatsAnywhereChangeNoSolutionBit) {
 }
 
 TEST(RibbonTest, FractionalBitsPerKeySizesTheSolution) {
-  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 1, 100000);
+  const auto keys = testutil::MakeKeys(KeyShape::kRandom16, 1, 100000);
   for (double bits : {6.5, 7.05, 7.5, 9.9}) {
     RibbonOptions options;
     options.bits_per_key = bits;
@@ -179,7 +179,7 @@ TEST(RibbonTest, InvalidOptionsAreRejectedWithTheFieldNamed) {
 TEST(RibbonTest, SeedIsStoredAndUsedByTheReader) {
   RibbonOptions options;
   options.hash.seed = 12345;
-  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 1, 1000);
+  const auto keys = testutil::MakeKeys(KeyShape::kRandom16, 1, 1000);
   const std::string filter = BuildRibbon(keys, options);
   auto reader = RibbonReader::Open(filter);
   ASSERT_TRUE(reader.ok());
@@ -189,7 +189,7 @@ TEST(RibbonTest, SeedIsStoredAndUsedByTheReader) {
 }
 
 TEST(RibbonTest, ReaderIsSafeOnUnalignedBytes) {
-  const auto keys = testing::MakeKeys(KeyShape::kRandom16, 1, 5000);
+  const auto keys = testutil::MakeKeys(KeyShape::kRandom16, 1, 5000);
   const std::string filter = BuildRibbon(keys);
   for (size_t offset = 1; offset < 8; ++offset) {
     std::string shifted(offset, 'x');

@@ -23,6 +23,8 @@
 #include "src/util/coding.h"
 
 namespace lsmbloom {
+
+RibbonOptions::RibbonOptions() = default;
 namespace {
 
 using internal::kRibbonMaxColumns;

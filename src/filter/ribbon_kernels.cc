@@ -12,6 +12,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "lsmbloom/filter/ribbon_layout.h"
+#include "src/filter/ribbon_reference.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace lsmbloom {

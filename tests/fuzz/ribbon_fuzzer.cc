@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lsmbloom/filter/ribbon.h"
+#include "src/filter/ribbon_reference.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);

@@ -66,6 +66,10 @@ struct RibbonOptions {
   double target_fpr = 0.0;
   // The hash that places keys; stored in the filter.
   HashSpec hash;
+
+  // Out of line, as every constructor of a public type holding floating
+  // point is (tests/public_headers_odr_test.sh).
+  RibbonOptions();
 };
 
 // InvalidArgument naming the bad field, or OK.
@@ -162,39 +166,6 @@ struct RibbonView {
   uint64_t upper_start = 0;
   uint32_t num_columns = 1;
 };
-
-namespace internal {
-// The probe of ribbon_layout.h: false if the parity of `hash`'s equation
-// is one in any column, true (maybe) if it is zero in all of them.
-inline bool RibbonMayMatch(const RibbonView& v, uint64_t hash) {
-  if (v.num_starts == 0) return false;
-  const uint64_t start = RibbonStart(hash, v.num_starts);
-  const uint64_t segment = start / kRibbonSegmentSlots;
-  const unsigned shift = static_cast<unsigned>(start % kRibbonSegmentSlots);
-  const RibbonCoeffs c = RibbonCoefficients(hash);
-  // The 128 coefficients moved onto the three segments' bit positions.
-  const uint64_t k0 = c.lo << shift;
-  const uint64_t k1 = (c.hi << shift) | ((c.lo >> 1) >> (63 - shift));
-  const uint64_t k2 = (c.hi >> 1) >> (63 - shift);
-  const uint64_t cols = v.num_columns, upper = v.upper_start;
-  const char* base = reinterpret_cast<const char*>(v.words);
-  const char* w0 = base + 8 * RibbonSegmentOffset(segment, cols, upper);
-  const char* w1 = base + 8 * RibbonSegmentOffset(segment + 1, cols, upper);
-  // On a segment boundary the third segment is unused (k2 == 0) and may not
-  // exist: read the second again.
-  const char* w2 = base + 8 * RibbonSegmentOffset(segment + 1 + (shift != 0), cols, upper);
-  const uint64_t n = cols + (segment >= upper);
-  uint64_t odd = 0;
-  for (uint64_t j = 0; j < n; ++j) {
-    uint64_t a, b, d;
-    __builtin_memcpy(&a, w0 + 8 * j, 8);
-    __builtin_memcpy(&b, w1 + 8 * j, 8);
-    __builtin_memcpy(&d, w2 + 8 * j, 8);
-    odd |= static_cast<uint64_t>(__builtin_parityll((k0 & a) ^ (k1 & b) ^ (k2 & d)));
-  }
-  return odd == 0;
-}
-}  // namespace internal
 
 // Answers membership queries on serialized Ribbon filter bytes, without
 // copying them: the bytes must outlive the reader. All methods are const and

@@ -124,7 +124,8 @@ TEST(RibbonTest, RepeatsAnywhereChangeNoSolutionBit) {
   EXPECT_EQ(BuildRibbon(keys), BuildRibbon(adjacent));  // Dropped on arrival.
   std::vector<std::string> twice = keys;
   twice.insert(twice.end(), keys.begin(), keys.end());
-  auto reader = RibbonReader::Open(BuildRibbon(twice));
+  const std::string filter = BuildRibbon(twice);  // The reader views it.
+  auto reader = RibbonReader::Open(filter);
   ASSERT_TRUE(reader.ok());
   EXPECT_EQ(reader->geometry().num_keys, 40000u);  // Counted, as in Bloom.
   EXPECT_EQ(Misses(*reader, keys), 0u);
@@ -135,7 +136,8 @@ TEST(RibbonTest, FractionalBitsPerKeySizesTheSolution) {
   for (double bits : {6.5, 7.05, 7.5, 9.9}) {
     RibbonOptions options;
     options.bits_per_key = bits;
-    auto reader = RibbonReader::Open(BuildRibbon(keys, options));
+    const std::string filter = BuildRibbon(keys, options);  // The reader views it.
+    auto reader = RibbonReader::Open(filter);
     ASSERT_TRUE(reader.ok());
     EXPECT_NEAR(reader->geometry().bits_per_key(), bits, 0.001) << bits;
     EXPECT_EQ(reader->geometry().num_columns, static_cast<int>(bits * 100000 / 64 /

@@ -63,6 +63,7 @@ set(LSMBLOOM_TABLE_SOURCES
   src/table/format.h
   src/table/prefix_extractor.cc
   src/table/table.cc
+  src/table/table_iterator.cc
   src/table/table_builder.cc
   src/table/table_inspection.cc
   src/table/table_inspection.h
@@ -75,6 +76,7 @@ set(LSMBLOOM_TABLE_SOURCES
 set(LSMBLOOM_LOOKUP_SOURCES
   src/lookup/filter_budget.cc
   src/lookup/lookup.cc
+  src/lookup/lookup_stats.cc
   src/lookup/version.cc
   src/lookup/version.h
 )

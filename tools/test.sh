@@ -117,15 +117,18 @@ if [[ -f examples/kvstore/WORKSPACE ]]; then
 fi
 
 if ((sanitizers)); then
-  # Separate output bases: clang builds do not evict the default one.
-  cache=${XDG_CACHE_HOME:-$HOME/.cache}
-  run_suite . "$cache/bazel-lsmbloom-asan" -- --config=asan //tests/...
+  # Separate output bases: clang builds do not evict the default one. Each
+  # is named after this checkout's path as Bazel's default one is: a base
+  # shared by two checkouts keeps runfiles links into the other one (a test
+  # then reads that checkout's files, e.g. an older source list).
+  cache=${XDG_CACHE_HOME:-$HOME/.cache}/bazel-$(printf %s "$root" | md5sum | cut -c1-12)
+  run_suite . "$cache/lsmbloom-asan" -- --config=asan //tests/...
   if [[ -f examples/kvstore/WORKSPACE ]]; then
-    run_suite examples/kvstore "$cache/bazel-kvstore-asan" -- --config=asan //...
+    run_suite examples/kvstore "$cache/kvstore-asan" -- --config=asan //...
   fi
-  run_suite . "$cache/bazel-lsmbloom-tsan" -- --config=tsan \
+  run_suite . "$cache/lsmbloom-tsan" -- --config=tsan \
     //tests:lookup_test //tests:stress_test //tests:simd_targets_test
-  fuzz_base="$cache/bazel-lsmbloom-fuzz"
+  fuzz_base="$cache/lsmbloom-fuzz"
   fuzzers=(//tests/fuzz:filter_reader_fuzzer //tests/fuzz:table_fuzzer //tests/fuzz:roundtrip_fuzzer)
   if bazel --output_base="$fuzz_base" build --config=fuzz --symlink_prefix=/ "${fuzzers[@]}" >&2; then
     bin=$(bazel --output_base="$fuzz_base" info --config=fuzz bazel-bin 2>/dev/null)

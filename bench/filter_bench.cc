@@ -9,12 +9,17 @@
 // public reader API (an indirect call per key into the kernel picked at run
 // time), "LsmbloomInline" the probe of lsmbloom/filter/blocked_bloom-inl.h inlined
 // into a per-target loop (bench/inline_loops.cc), as FLB's probe is inlined
-// into its callers.
+// into its callers. Builds likewise: "BuildInlineHash" hashes in the
+// caller's loop with KeyHashInline (lsmbloom/filter/key_hash-inl.h).
 //
 // Every benchmark reports items_per_second; ns/key = 1e9 / items_per_second.
 // Counters: bits_per_key, fpr (measured on 2^20 absent keys), fpr_model.
 // Environment: LSMBLOOM_SIMD pins the SIMD target of the unsuffixed runs;
 // LSMBLOOM_BENCH_MAX_KEYS caps n (default 10^8).
+
+// First: it includes xxHash inlined (XXH_INLINE_ALL), before any other
+// inclusion of <xxhash.h>.
+#include "lsmbloom/filter/key_hash-inl.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,17 +56,29 @@ constexpr size_t kChunk = 1024;                 // Keys per timed iteration.
 const KeySet& Present(size_t n) { return Keys(1, n); }
 const KeySet& Absent() { return Keys(2, kProbeKeys); }
 
-// One AddKey call per key, as a table builder adds them; or all keys in one
-// AddKeys call, as FLB's build here takes them.
-std::string BuildOurs(size_t n, bool one_call = false) {
+// How the keys reach the builder.
+enum class AddCalls {
+  kAddKeyEach,        // One AddKey call per key, as a table builder adds them.
+  kAddKeysOnce,       // All keys in one AddKeys call, as FLB's build here takes them.
+  kInlineHashEach,    // The opt-in tier: the caller's loop hashes with
+                      // KeyHashInline (key_hash-inl.h) and calls AddHash.
+};
+
+std::string BuildOurs(size_t n, AddCalls calls = AddCalls::kAddKeyEach) {
   BlockedBloomOptions options;
   options.bits_per_key = kBitsPerKey;
   auto builder = BlockedBloomBuilder::Create(options);
   const KeySet& keys = Present(n);
-  if (one_call) {
-    builder->AddKeys(keys);
-  } else {
-    for (size_t i = 0; i < n; ++i) builder->AddKey(keys[i]);
+  switch (calls) {
+    case AddCalls::kAddKeyEach:
+      for (size_t i = 0; i < n; ++i) builder->AddKey(keys[i]);
+      break;
+    case AddCalls::kAddKeysOnce:
+      builder->AddKeys(keys);
+      break;
+    case AddCalls::kInlineHashEach:
+      for (size_t i = 0; i < n; ++i) builder->AddHash(KeyHashInline(keys[i]));
+      break;
   }
   return *builder->Finish();
 }
@@ -198,7 +215,18 @@ void BM_BuildAddKeys_Lsmbloom(benchmark::State& state) {
   const size_t n = state.range(0);
   Present(n);
   for (auto _ : state) {
-    std::string filter = BuildOurs(n, /*one_call=*/true);
+    std::string filter = BuildOurs(n, AddCalls::kAddKeysOnce);
+    benchmark::DoNotOptimize(filter.data());
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+  SetOurCounters(state, OurFilter(n));
+}
+
+void BM_BuildInlineHash_Lsmbloom(benchmark::State& state) {
+  const size_t n = state.range(0);
+  Present(n);
+  for (auto _ : state) {
+    std::string filter = BuildOurs(n, AddCalls::kInlineHashEach);
     benchmark::DoNotOptimize(filter.data());
   }
   state.SetItemsProcessed(state.iterations() * n);
@@ -589,6 +617,8 @@ void RegisterAll() {
 
   per_size("BM_Build_Lsmbloom", BM_Build_Lsmbloom)->Unit(benchmark::kMillisecond);
   per_size("BM_BuildAddKeys_Lsmbloom", BM_BuildAddKeys_Lsmbloom)->Unit(benchmark::kMillisecond);
+  per_size("BM_BuildInlineHash_Lsmbloom", BM_BuildInlineHash_Lsmbloom)
+      ->Unit(benchmark::kMillisecond);
   for (const FlbVariant& v : flb_variants) {
     per_size_fn(std::string("BM_Build_") + v.suffix, [v](benchmark::State& s) {
       BM_Build_Flb(s, v.avx2);

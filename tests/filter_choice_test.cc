@@ -179,6 +179,21 @@ TEST(FilterChoiceTest, ExpensiveRibbonProbesKeepBloomUnderTheTimeObjective) {
   EXPECT_NEAR(t->expected_time_ns, t->expected_cost * o.false_positive_read_ns, 1e-9);
 }
 
+TEST(FilterChoiceTest, DefaultCostsKeepBloomOnACachedTreeAtTenBitsPerKey) {
+  // docs/PERFORMANCE.md's claim: with the measured costs, a Ribbon probe's
+  // extra time outweighs the reads it saves on lookup_bench's tree.
+  FilterBudgetOptions o = Mixed();
+  o.objective = FilterObjective::kLookupTime;
+  absl::StatusOr<FilterAllocation> a = AllocateFilterBitsPerKey(StandardTree(), 10, o);
+  ASSERT_TRUE(a.ok());
+  for (const LevelFilterAllocation& l : a->levels) EXPECT_EQ(l.kind, FilterKind::kBlockedBloom);
+  // Reads from storage (100 us) make Ribbon pay in the big last level.
+  o.false_positive_read_ns = 100000;
+  a = AllocateFilterBitsPerKey(StandardTree(), 10, o);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->levels.back().kind, FilterKind::kRibbon);
+}
+
 TEST(FilterChoiceTest, MixedNeedsLessMemoryForTheSameReads) {
   const std::vector<LevelFilterShape> levels = StandardTree();
   absl::StatusOr<FilterAllocation> uniform = UniformFilterAllocation(levels, 10);

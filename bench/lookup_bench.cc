@@ -12,10 +12,9 @@
 // 1,000,000 keys by default; LSMBLOOM_LOOKUP_KEYS sets another count
 // (tools/run_bench.sh --lookup-keys 10000000).
 //
-// BM_GetAbsent_FilterMemory_* compare lsmbloom alone, at equal
-// filter memory: 10 bits/key in every level, against that memory split
-// across the levels by filter_budget.h, on the standard shape and on one
-// with a deep last level.
+// The filter-memory cases (BM_Get*_FilterMemory_*: uniform, budgeted and
+// mixed Bloom/Ribbon filters, RocksDB with Ribbon) are in
+// bench/lookup_filter_bench.cc.
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -34,11 +33,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
+#include "bench/lookup_bench.h"
 #include "benchmark/benchmark.h"
 #include "leveldb/cache.h"
 #include "leveldb/db.h"
 #include "leveldb/filter_policy.h"
-#include "lsmbloom/lookup/filter_budget.h"
 #include "lsmbloom/lookup/lookup.h"
 #include "rocksdb/db.h"
 #include "rocksdb/filter_policy.h"
@@ -49,9 +48,8 @@
 namespace lsmbloom {
 namespace bench {
 namespace {
-
-constexpr size_t kProbes = 1 << 16;
 constexpr size_t kBatch = 64;
+}  // namespace
 
 // 10^6 keys unless LSMBLOOM_LOOKUP_KEYS says otherwise (tools/run_bench.sh
 // --lookup-keys), and never above LSMBLOOM_BENCH_MAX_KEYS.
@@ -69,12 +67,6 @@ uint64_t NumKeys() {
   }();
   return n;
 }
-
-struct Data {
-  std::string dir;
-  std::vector<fixture::FileSpec> layout;
-  std::vector<std::string> present, absent;
-};
 
 const Data& TheData() {
   static const Data* data = [] {
@@ -104,6 +96,8 @@ void Die(const std::string& what) {
   std::exit(1);
 }
 
+namespace {
+
 // ---- lsmbloom ----
 
 const TableSet& Ours() {
@@ -125,83 +119,6 @@ const TableSet& Ours() {
   return *set;
 }
 
-// ---- lsmbloom: uniform bits/key against a filter memory budget ----
-
-// The same tree written twice: 10 bits/key in every level, and the memory
-// that takes split across the levels by filter_budget.h. Both shapes:
-// the standard one above and one with a deep last level.
-struct BudgetCase {
-  // The same tables twice: timed without counters (as Ours()), and counted.
-  TableSet timed{NoCounters()};
-  TableSet counted;
-  FilterAllocation allocation;  // Budgeted only.
-
-  static LookupOptions NoCounters() {
-    LookupOptions options;
-    options.count_stats = false;
-    return options;
-  }
-};
-
-BudgetCase& Budget(bool deep, bool budgeted) {
-  static BudgetCase* cases[2][2] = {};
-  BudgetCase*& c = cases[deep][budgeted];
-  if (c != nullptr) return *c;
-  c = new BudgetCase;
-  const std::vector<fixture::FileSpec> deep_layout =
-      deep ? fixture::MakeLayout(NumKeys(), 42, fixture::DeepShape())
-           : std::vector<fixture::FileSpec>();
-  const std::vector<fixture::FileSpec>& layout = deep ? deep_layout : TheData().layout;
-  std::array<TableOptions, kNumLevels> options;
-  options.fill(TableOptions());  // 10 bits/key.
-  if (budgeted) {
-    absl::StatusOr<std::array<TableOptions, kNumLevels>> split =
-        fixture::BudgetedTableOptions(layout, 10.0, &c->allocation);
-    if (!split.ok()) Die(std::string(split.status().message()));
-    options = *std::move(split);
-  }
-  const std::string dir = absl::StrCat(TheData().dir, "/budget-", deep ? "deep" : "standard",
-                                       budgeted ? "-budgeted" : "-uniform");
-  ::mkdir(dir.c_str(), 0755);
-  VersionEdit edit;
-  absl::Status st = fixture::WriteTables(layout, dir, options, &edit, {});
-  if (st.ok()) st = c->timed.Apply(edit);
-  if (st.ok()) st = c->counted.Apply(edit);
-  if (!st.ok()) Die(std::string(st.message()));
-  return *c;
-}
-
-// Absent-key Get, timed without counters. Then, untimed (the timer stops
-// with the loop), one counted pass over all the absent keys gives the
-// counters: false-positive data-block reads per lookup (every block read
-// for an absent key is one), the model's prediction, the filter memory.
-void GetAbsentBudget(benchmark::State& state, bool deep, bool budgeted) {
-  BudgetCase& c = Budget(deep, budgeted);
-  const auto& keys = TheData().absent;
-  size_t i = 0, found = 0;
-  for (auto _ : state) {
-    found += c.timed.Get(keys[i++ % kProbes])->kind == LookupResult::Kind::kFound;
-  }
-  benchmark::DoNotOptimize(found);
-  c.counted.ResetStats();
-  for (const std::string& k : keys) found += c.counted.Get(k)->kind == LookupResult::Kind::kFound;
-  if (found != 0) Die("an absent key was found");
-  const LookupStats s = c.counted.stats();
-  uint64_t reads = 0;
-  for (const LevelStats& l : s.levels) reads += l.data_block_reads;
-  state.counters["fp_reads_per_lookup"] = static_cast<double>(reads) / s.lookups;
-  state.counters["predicted_fp_reads"] = s.PredictedFalsePositiveReads();
-  state.counters["filter_MB"] = s.total_filter_bytes / 1e6;
-  state.SetItemsProcessed(state.iterations());
-  std::string label;
-  for (int l = 0; l < kNumLevels; ++l) {
-    if (s.levels[l].files > 0) {
-      absl::StrAppend(&label, "L", l, ":", absl::SixDigits(s.levels[l].bits_per_key), " ");
-    }
-  }
-  state.SetLabel(absl::StrCat("bits/key ", label));
-}
-
 // ---- RocksDB and LevelDB: same writes, their own compactions ----
 
 template <typename Put>
@@ -213,49 +130,54 @@ void WriteAll(Put put) {
   }
 }
 
+}  // namespace
+
 // RocksDB gets the very same files: each FileSpec is written with
 // SstFileWriter and ingested in order with auto compactions off, so RocksDB
 // places each file as deep as it fits without overlap: the bottom files at
 // the last level, newer ones above them, overlapping ones in level 0.
-rocksdb::DB* Rocks() {
-  static rocksdb::DB* db = [] {
-    rocksdb::Options options;
-    options.create_if_missing = true;
-    options.disable_auto_compactions = true;
-    options.compression = rocksdb::kNoCompression;
-    options.level0_slowdown_writes_trigger = 1000;
-    options.level0_stop_writes_trigger = 1000;
-    rocksdb::BlockBasedTableOptions table;
-    table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
-    // A hash index in each data block, at lsmbloom's two buckets per key.
-    table.data_block_index_type = rocksdb::BlockBasedTableOptions::kDataBlockBinaryAndHash;
-    table.data_block_hash_table_util_ratio = 0.5;
-    table.block_cache = rocksdb::NewLRUCache(size_t{2} << 30);
-    options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-    rocksdb::DB* d = nullptr;
-    const std::string dir = TheData().dir + "/rocksdb";
-    rocksdb::Status s = rocksdb::DB::Open(options, dir, &d);
-    if (!s.ok()) Die(s.ToString());
-    int n = 0;
-    for (const fixture::FileSpec& f : TheData().layout) {
-      const std::string path = absl::StrCat(dir, "/ingest-", n++, ".sst");
-      rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options);
-      s = writer.Open(path);
-      for (const fixture::Entry& e : f.entries) {
-        if (!s.ok()) break;
-        s = e.tombstone ? writer.Delete(fixture::KeyOf(e.id))
-                        : writer.Put(fixture::KeyOf(e.id), fixture::ValueOf(e.id, e.seq));
-      }
-      if (s.ok()) s = writer.Finish();
-      rocksdb::IngestExternalFileOptions ingest;
-      ingest.move_files = true;
-      if (s.ok()) s = d->IngestExternalFile({path}, ingest);
-      if (!s.ok()) Die(s.ToString());
+rocksdb::DB* Rocks(RocksFilter filter) {
+  static rocksdb::DB* dbs[2] = {};
+  rocksdb::DB*& db = dbs[static_cast<int>(filter)];
+  if (db != nullptr) return db;
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.disable_auto_compactions = true;
+  options.compression = rocksdb::kNoCompression;
+  options.level0_slowdown_writes_trigger = 1000;
+  options.level0_stop_writes_trigger = 1000;
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy.reset(filter == RocksFilter::kRibbon10 ? rocksdb::NewRibbonFilterPolicy(10, 1)
+                                                             : rocksdb::NewBloomFilterPolicy(10));
+  // A hash index in each data block, at lsmbloom's two buckets per key.
+  table.data_block_index_type = rocksdb::BlockBasedTableOptions::kDataBlockBinaryAndHash;
+  table.data_block_hash_table_util_ratio = 0.5;
+  table.block_cache = rocksdb::NewLRUCache(size_t{2} << 30);
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  const std::string dir =
+      TheData().dir + (filter == RocksFilter::kRibbon10 ? "/rocksdb-ribbon" : "/rocksdb");
+  rocksdb::Status s = rocksdb::DB::Open(options, dir, &db);
+  if (!s.ok()) Die(s.ToString());
+  int n = 0;
+  for (const fixture::FileSpec& f : TheData().layout) {
+    const std::string path = absl::StrCat(dir, "/ingest-", n++, ".sst");
+    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options);
+    s = writer.Open(path);
+    for (const fixture::Entry& e : f.entries) {
+      if (!s.ok()) break;
+      s = e.tombstone ? writer.Delete(fixture::KeyOf(e.id))
+                      : writer.Put(fixture::KeyOf(e.id), fixture::ValueOf(e.id, e.seq));
     }
-    return d;
-  }();
+    if (s.ok()) s = writer.Finish();
+    rocksdb::IngestExternalFileOptions ingest;
+    ingest.move_files = true;
+    if (s.ok()) s = db->IngestExternalFile({path}, ingest);
+    if (!s.ok()) Die(s.ToString());
+  }
   return db;
 }
+
+namespace {
 
 leveldb::DB* Level() {
   static leveldb::DB* db = [] {
@@ -476,16 +398,7 @@ void RegisterAll() {
       ->Arg(static_cast<int64_t>(NumKeys()));
   benchmark::RegisterBenchmark("BM_LoadThroughput_Floor", LoadThroughputFloor)
       ->Arg(static_cast<int64_t>(NumKeys()));
-  for (bool deep : {false, true}) {
-    for (bool budgeted : {false, true}) {
-      const std::string name =
-          absl::StrCat("BM_GetAbsent_FilterMemory_", deep ? "DeepShape" : "StandardShape", "_",
-                       budgeted ? "Budgeted" : "Uniform10");
-      benchmark::RegisterBenchmark(name.c_str(), [deep, budgeted](benchmark::State& s) {
-        GetAbsentBudget(s, deep, budgeted);
-      })->Arg(static_cast<int64_t>(NumKeys()));
-    }
-  }
+  RegisterFilterMemory();
   for (bool present : {false, true}) {
     const std::string kind = present ? "Present" : "Absent";
     const uint64_t n = NumKeys();

@@ -75,6 +75,8 @@ set(LSMBLOOM_TABLE_SOURCES
 
 set(LSMBLOOM_LOOKUP_SOURCES
   src/lookup/filter_budget.cc
+  src/lookup/filter_model.cc
+  src/lookup/filter_model.h
   src/lookup/lookup.cc
   src/lookup/lookup_stats.cc
   src/lookup/version.cc

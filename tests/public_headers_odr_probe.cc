@@ -100,4 +100,5 @@ void UsePublicHeaders(std::vector<void*>& sink, std::string_view key, uint64_t h
   const lsmbloom::HWY_NAMESPACE::BlockedBloomProber prober(reader.view());
   *static_cast<bool*>(sink[27]) =
       prober.MayMatchHash(hash) && lsmbloom::HWY_NAMESPACE::MayMatchHash(reader.view(), hash);
+  odr_probe::Touch(static_cast<FilterBudgetOptions*>(sink[28]));
 }

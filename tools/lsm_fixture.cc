@@ -4,6 +4,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "lsmbloom/filter/ribbon_policy.h"
 #include "lsmbloom/table/table.h"
 #include "lsmbloom/table/table_builder.h"
 
@@ -71,23 +72,30 @@ std::vector<LevelFilterShape> FilterShapes(const std::vector<FileSpec>& layout) 
 }
 
 absl::StatusOr<std::array<TableOptions, kNumLevels>> BudgetedTableOptions(
-    const std::vector<FileSpec>& layout, double avg_bits_per_key, FilterAllocation* allocation) {
+    const std::vector<FileSpec>& layout, double avg_bits_per_key, FilterAllocation* allocation,
+    const FilterBudgetOptions& budget) {
   absl::StatusOr<FilterAllocation> a =
-      AllocateFilterBitsPerKey(FilterShapes(layout), avg_bits_per_key);
+      AllocateFilterBitsPerKey(FilterShapes(layout), avg_bits_per_key, budget);
   if (!a.ok()) return a.status();
+  absl::StatusOr<std::array<TableOptions, kNumLevels>> options = TableOptionsFor(*a);
+  if (options.ok() && allocation != nullptr) *allocation = *std::move(a);
+  return options;
+}
+
+absl::StatusOr<std::array<TableOptions, kNumLevels>> TableOptionsFor(
+    const FilterAllocation& allocation) {
+  if (allocation.levels.size() != kNumLevels) {
+    return absl::InvalidArgumentError(absl::StrCat("an allocation of ", allocation.levels.size(),
+                                                   " levels, not ", kNumLevels));
+  }
   std::array<TableOptions, kNumLevels> options;
   for (int level = 0; level < kNumLevels; ++level) {
-    BlockedBloomOptions filter;
-    filter.bits_per_key = a->levels[level].bits_per_key;
-    if (filter.bits_per_key == 0) {
-      options[level].filter_policy = nullptr;  // The budget gives this level none.
-      continue;
-    }
-    absl::StatusOr<std::shared_ptr<const FilterPolicy>> policy = NewBlockedBloomPolicy(filter);
+    // Null where the budget gives the level no filter.
+    absl::StatusOr<std::shared_ptr<const FilterPolicy>> policy =
+        FilterPolicyFor(allocation.levels[level]);
     if (!policy.ok()) return policy.status();
     options[level].filter_policy = *std::move(policy);
   }
-  if (allocation != nullptr) *allocation = *std::move(a);
   return options;
 }
 
@@ -104,6 +112,11 @@ absl::Status WriteTables(const std::vector<FileSpec>& layout, const std::string&
                          const std::function<void(uint64_t, uint64_t)>& progress) {
   uint64_t total = 0, done = 0;
   for (const FileSpec& f : layout) total += f.entries.size();
+  TableReadOptions read;
+  read.filter_policies = BuiltinFilterPolicies();
+  absl::StatusOr<std::shared_ptr<const FilterPolicy>> ribbon = NewRibbonPolicy(RibbonOptions());
+  if (!ribbon.ok()) return ribbon.status();
+  read.filter_policies.push_back(*std::move(ribbon));
   uint64_t file_number = 1;
   for (const FileSpec& f : layout) {
     const std::string path = absl::StrCat(dir, "/", file_number, ".sst");
@@ -120,7 +133,7 @@ absl::Status WriteTables(const std::vector<FileSpec>& layout, const std::string&
     if (!s.ok()) return s;
     absl::StatusOr<std::unique_ptr<RandomAccessFile>> readable = OpenPosixFile(path, /*mmap=*/true);
     if (!readable.ok()) return readable.status();
-    absl::StatusOr<std::unique_ptr<Table>> table = Table::Open(std::move(*readable));
+    absl::StatusOr<std::unique_ptr<Table>> table = Table::Open(std::move(*readable), read);
     if (!table.ok()) return table.status();
     edit->added.push_back({f.level, file_number++, std::move(*table)});
     done += f.entries.size();

@@ -60,15 +60,23 @@ std::vector<FileSpec> MakeLayout(uint64_t num_keys, uint64_t seed,
 // entries per level; every level-0 file is checked, one file of any other.
 std::vector<LevelFilterShape> FilterShapes(const std::vector<FileSpec>& layout);
 
-// Table options per level whose blocked filters share the memory that
-// `avg_bits_per_key` everywhere would take, split by AllocateFilterMemory;
-// a level allotted 0 bits/key gets no filter. `allocation` (if not null)
-// receives the split.
+// Table options per level whose filters share the memory that
+// `avg_bits_per_key` everywhere would take, split by
+// AllocateFilterBitsPerKey under `budget` (Bloom only by default); a level
+// allotted 0 bits/key gets no filter. `allocation` (if not null) receives
+// the split.
 absl::StatusOr<std::array<TableOptions, kNumLevels>> BudgetedTableOptions(
-    const std::vector<FileSpec>& layout, double avg_bits_per_key, FilterAllocation* allocation);
+    const std::vector<FileSpec>& layout, double avg_bits_per_key, FilterAllocation* allocation,
+    const FilterBudgetOptions& budget = FilterBudgetOptions());
 
-// Writes each FileSpec as a table under `dir` (mmap'd when read back) and
-// returns the edit that adds them all. `progress(done, total)` is called
+// Table options per level with the filter `allocation` gives each level
+// (one LevelFilterAllocation per level, kNumLevels of them).
+absl::StatusOr<std::array<TableOptions, kNumLevels>> TableOptionsFor(
+    const FilterAllocation& allocation);
+
+// Writes each FileSpec as a table under `dir` (mmap'd when read back, with
+// the built-in filter policies and Ribbon's) and returns the edit that adds
+// them all. `progress(done, total)` is called
 // after each file.
 absl::Status WriteTables(const std::vector<FileSpec>& layout, const std::string& dir,
                          const TableOptions& options, VersionEdit* edit,

@@ -2,87 +2,33 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/filter/bloom_math.h"
+#include "lsmbloom/filter/ribbon_policy.h"
+#include "src/lookup/filter_model.h"
 
 namespace lsmbloom {
 
 LevelFilterShape::LevelFilterShape() = default;
 LevelFilterShape::LevelFilterShape(uint64_t num_keys, double checks)
     : num_keys(num_keys), checks(checks) {}
-LevelFilterAllocation::LevelFilterAllocation() = default;
 FilterAllocation::FilterAllocation() = default;
 FilterAllocation::FilterAllocation(const FilterAllocation&) = default;
 FilterAllocation::FilterAllocation(FilterAllocation&&) noexcept = default;
 FilterAllocation& FilterAllocation::operator=(const FilterAllocation&) = default;
 FilterAllocation& FilterAllocation::operator=(FilterAllocation&&) noexcept = default;
 FilterAllocation::~FilterAllocation() = default;
+LevelFilterAllocation::LevelFilterAllocation() = default;
+FilterBudgetOptions::FilterBudgetOptions() = default;
 namespace {
 
-// Bits/key come in hundredths: grid point j is j/100 bits/key. Point 0 is
-// "no filter"; 1..9 are below what a builder accepts and are skipped.
-constexpr int kGridPerBit = 100;
-constexpr int kMinPoint = 10;    // 0.1 bits/key, the builder's minimum.
-constexpr int kMaxPoint = 3000;  // 30 bits/key.
-
-double BitsAt(int point) { return static_cast<double>(point) / kGridPerBit; }
-
-// The model over the grid, and the lower convex hull of its points
-// (bits, FPR), on which every Lagrangian optimum lies.
-struct Model {
-  double fpr[kMaxPoint + 1];
-  int probes[kMaxPoint + 1];
-  std::vector<int> hull;  // Grid points, bits ascending, slopes ascending.
-};
-
-const Model& TheModel() {
-  static const Model* model = [] {
-    auto* m = new Model;
-    m->fpr[0] = 1.0;
-    m->probes[0] = 0;
-    for (int p = 1; p < kMinPoint; ++p) {
-      m->fpr[p] = 1.0;
-      m->probes[p] = 0;
-    }
-    // The FPR is unimodal in k and its optimum grows with bits/key: walking
-    // from the last point's k finds the same k as OptimalBlockedProbes
-    // (tested) with about 3 evaluations of the model instead of 16.
-    int k = 1;
-    for (int p = kMinPoint; p <= kMaxPoint; ++p) {
-      const double b = BitsAt(p);
-      double best_fpr = BlockedBloomFpr(b, k);
-      while (k > 1) {
-        const double f = BlockedBloomFpr(b, k - 1);
-        if (f > best_fpr) break;  // Ties go to the smaller k, as there.
-        --k;
-        best_fpr = f;
-      }
-      while (k < kMaxProbesPerKey) {
-        const double f = BlockedBloomFpr(b, k + 1);
-        if (!(f < best_fpr)) break;
-        ++k;
-        best_fpr = f;
-      }
-      m->fpr[p] = best_fpr;
-      m->probes[p] = k;
-    }
-    // Andrew's monotone chain over point 0 and the usable points.
-    auto cross = [m](int o, int a, int b) {
-      return (BitsAt(a) - BitsAt(o)) * (m->fpr[b] - m->fpr[o]) -
-             (m->fpr[a] - m->fpr[o]) * (BitsAt(b) - BitsAt(o));
-    };
-    m->hull.push_back(0);
-    for (int p = kMinPoint; p <= kMaxPoint; ++p) {
-      while (m->hull.size() >= 2 && cross(m->hull[m->hull.size() - 2], m->hull.back(), p) <= 0) {
-        m->hull.pop_back();
-      }
-      m->hull.push_back(p);
-    }
-    return m;
-  }();
-  return *model;
-}
+using internal::BitsAt;
+using internal::kGridPerBit;
+using internal::kMaxPoint;
+using internal::LevelModel;
 
 absl::Status ValidateLevels(absl::Span<const LevelFilterShape> levels) {
   if (levels.empty()) return absl::InvalidArgumentError("no levels given");
@@ -102,36 +48,135 @@ absl::Status ValidateLevels(absl::Span<const LevelFilterShape> levels) {
 // A level gets memory only if it has keys that lookups check.
 bool Active(const LevelFilterShape& l) { return l.num_keys > 0 && l.checks > 0; }
 
-FilterAllocation FromPoints(absl::Span<const LevelFilterShape> levels,
-                            const std::vector<int>& points) {
-  const Model& m = TheModel();
+absl::Status ValidateOptions(const FilterBudgetOptions& o) {
+  if (o.ribbon_from_level < -1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ribbon_from_level must be -1 (unset) or >= 0, got ", o.ribbon_from_level));
+  }
+  if (o.ribbon_from_level == -1 && !o.allow_bloom && !o.allow_ribbon) {
+    return absl::InvalidArgumentError("no filter kind allowed: set allow_bloom or allow_ribbon");
+  }
+  const double costs[] = {o.bloom_probe_ns, o.ribbon_probe_ns, o.false_positive_read_ns};
+  const char* names[] = {"bloom_probe_ns", "ribbon_probe_ns", "false_positive_read_ns"};
+  for (int i = 0; i < 3; ++i) {
+    if (!std::isfinite(costs[i]) || costs[i] < 0 || (i == 2 && costs[i] == 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          names[i], i == 2 ? " must be positive" : " must be >= 0", " and finite, got ", costs[i]));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The kind a level gets where the options leave it one (uniform bits/key).
+FilterKind KindFor(const FilterBudgetOptions& o, size_t level) {
+  if (o.ribbon_from_level >= 0) {
+    return static_cast<int64_t>(level) < o.ribbon_from_level ? FilterKind::kBlockedBloom
+                                                              : FilterKind::kRibbon;
+  }
+  return o.allow_ribbon ? FilterKind::kRibbon : FilterKind::kBlockedBloom;
+}
+
+double ProbeNs(const FilterBudgetOptions& o, FilterKind kind) {
+  switch (kind) {
+    case FilterKind::kBlockedBloom:
+      return o.bloom_probe_ns;
+    case FilterKind::kRibbon:
+      return o.ribbon_probe_ns;
+    case FilterKind::kNone:
+      break;
+  }
+  return 0;
+}
+
+// One level's filter of `kind` at `bits` bits/key (kNone or 0 bits: none),
+// its FPR from the exact model (not the grid's table).
+LevelFilterAllocation LevelOf(FilterKind kind, double bits) {
+  LevelFilterAllocation l;
+  if (kind == FilterKind::kNone || bits == 0) return l;
+  l.kind = kind;
+  l.bits_per_key = bits;
+  if (kind == FilterKind::kBlockedBloom) {
+    l.num_probes = OptimalBlockedProbes(bits);
+    l.fpr = BlockedBloomFpr(bits, l.num_probes);
+    l.bloom.bits_per_key = bits;
+    l.bloom.num_probes = l.num_probes;
+  } else {
+    l.ribbon.bits_per_key = bits;
+    absl::StatusOr<RibbonGeometry> g = PlanRibbon(internal::kRibbonModelKeys, l.ribbon);
+    l.fpr = g.ok() ? g->predicted_fpr() : 1.0;
+  }
+  return l;
+}
+
+// Appends `l` for levels[a.levels.size()] and adds its memory and costs.
+void Add(const LevelFilterShape& shape, const FilterBudgetOptions& o, LevelFilterAllocation l,
+         FilterAllocation* a) {
+  if (Active(shape)) {
+    a->memory_bits += static_cast<double>(shape.num_keys) * l.bits_per_key;
+    a->expected_cost += shape.checks * l.fpr;
+    a->expected_time_ns +=
+        shape.checks * (ProbeNs(o, l.kind) + l.fpr * o.false_positive_read_ns);
+  }
+  a->levels.push_back(std::move(l));
+}
+
+// One call's levels with the model each may choose from.
+struct Problem {
+  absl::Span<const LevelFilterShape> levels;
+  FilterBudgetOptions options;
+  std::vector<std::unique_ptr<LevelModel>> owned;
+  std::vector<const LevelModel*> model;  // One per level.
+
+  double Cost(size_t i, int point) const { return levels[i].checks * model[i]->cost[point]; }
+};
+
+Problem MakeProblem(absl::Span<const LevelFilterShape> levels, const FilterBudgetOptions& o) {
+  Problem pr;
+  pr.levels = levels;
+  pr.options = o;
+  const bool time = o.objective == FilterObjective::kLookupTime;
+  const double bloom_probe = time ? o.bloom_probe_ns / o.false_positive_read_ns : 0;
+  const double ribbon_probe = time ? o.ribbon_probe_ns / o.false_positive_read_ns : 0;
+  auto make = [&](bool bloom, bool ribbon) {
+    pr.owned.push_back(std::make_unique<LevelModel>(
+        internal::MakeLevelModel(bloom, ribbon, bloom_probe, ribbon_probe)));
+    return pr.owned.back().get();
+  };
+  if (o.ribbon_from_level >= 0) {
+    const LevelModel* bloom = make(true, false);
+    const LevelModel* ribbon = make(false, true);
+    for (size_t i = 0; i < levels.size(); ++i) {
+      pr.model.push_back(static_cast<int64_t>(i) < o.ribbon_from_level ? bloom : ribbon);
+    }
+  } else {
+    pr.model.assign(levels.size(), make(o.allow_bloom, o.allow_ribbon));
+  }
+  return pr;
+}
+
+FilterAllocation FromPoints(const Problem& pr, const std::vector<int>& points) {
   FilterAllocation a;
-  for (size_t i = 0; i < levels.size(); ++i) {
-    LevelFilterAllocation l;
-    l.bits_per_key = BitsAt(points[i]);
-    l.num_probes = m.probes[points[i]];
-    l.fpr = m.fpr[points[i]];
-    a.levels.push_back(l);
-    if (!Active(levels[i])) continue;
-    a.memory_bits += static_cast<double>(levels[i].num_keys) * l.bits_per_key;
-    a.expected_cost += levels[i].checks * l.fpr;
+  for (size_t i = 0; i < pr.levels.size(); ++i) {
+    const FilterKind kind = pr.model[i]->kind[points[i]];
+    Add(pr.levels[i], pr.options, LevelOf(kind, BitsAt(points[i])), &a);
   }
   return a;
 }
 
-// Each level's grid point minimising checks * FPR + lambda * keys * bits.
-std::vector<int> PointsFor(absl::Span<const LevelFilterShape> levels, double lambda) {
-  const Model& m = TheModel();
-  std::vector<int> points(levels.size(), 0);
-  for (size_t i = 0; i < levels.size(); ++i) {
-    if (!Active(levels[i])) continue;
-    // On the hull, FPR + mu * bits is least where the slope passes -mu.
-    const double mu = lambda * static_cast<double>(levels[i].num_keys) / levels[i].checks;
+// Each level's grid point minimising checks * cost + lambda * keys * bits.
+std::vector<int> PointsFor(const Problem& pr, double lambda) {
+  std::vector<int> points(pr.levels.size(), 0);
+  for (size_t i = 0; i < pr.levels.size(); ++i) {
+    const LevelFilterShape& l = pr.levels[i];
+    if (!Active(l)) continue;
+    const LevelModel& m = *pr.model[i];
+    // On the hull, cost + mu * bits is least where the slope passes -mu.
+    const double mu = lambda * static_cast<double>(l.num_keys) / l.checks;
     size_t lo = 0, hi = m.hull.size() - 1;  // Answer in [lo, hi].
     while (lo < hi) {
       const size_t mid = (lo + hi) / 2;
       const int a = m.hull[mid], b = m.hull[mid + 1];
-      const double slope = (m.fpr[b] - m.fpr[a]) / (BitsAt(b) - BitsAt(a));
+      const double slope = (m.cost[b] - m.cost[a]) / (BitsAt(b) - BitsAt(a));
       if (slope < -mu) {
         lo = mid + 1;  // Moving right still pays.
       } else {
@@ -152,20 +197,19 @@ double MemoryOf(absl::Span<const LevelFilterShape> levels, const std::vector<int
 }
 
 // The highest grid point whose bits for `keys` keys fit in `bits`: 0 (no
-// filter) if not even the builder's minimum fits.
-int Affordable(double bits, uint64_t keys) {
+// filter) if not even `min_point` fits.
+int Affordable(double bits, uint64_t keys, int min_point) {
   const double n = static_cast<double>(keys);
   int p = static_cast<int>(std::min<double>(kMaxPoint, std::floor(bits / n * kGridPerBit)));
   while (p < kMaxPoint && n * BitsAt(p + 1) <= bits) ++p;
   while (p > 0 && n * BitsAt(p) > bits) --p;
-  return p < kMinPoint ? 0 : p;
+  return p < min_point ? 0 : p;
 }
 
 // Spends the budget the hull points left over, one level at a time, where
 // it lowers the cost most.
-void SpendLeftover(absl::Span<const LevelFilterShape> levels, double budget_bits,
-                   std::vector<int>* points) {
-  const Model& m = TheModel();
+void SpendLeftover(const Problem& pr, double budget_bits, std::vector<int>* points) {
+  const auto& levels = pr.levels;
   for (size_t round = 0; round < 4 * levels.size(); ++round) {
     const double left = budget_bits - MemoryOf(levels, *points);
     double best_gain = 0;
@@ -175,9 +219,10 @@ void SpendLeftover(absl::Span<const LevelFilterShape> levels, double budget_bits
       if (!Active(levels[i])) continue;
       const int from = (*points)[i];
       const uint64_t n = levels[i].num_keys;
-      const int to = Affordable(left + static_cast<double>(n) * BitsAt(from), n);
+      const int to = Affordable(left + static_cast<double>(n) * BitsAt(from), n,
+                                pr.model[i]->min_point);
       if (to <= from) continue;
-      const double gain = levels[i].checks * (m.fpr[from] - m.fpr[to]);
+      const double gain = pr.Cost(i, from) - pr.Cost(i, to);
       if (gain > best_gain) {
         best_gain = gain;
         best_level = i;
@@ -189,12 +234,12 @@ void SpendLeftover(absl::Span<const LevelFilterShape> levels, double budget_bits
   }
 }
 
-// Below a few bits/key the FPR curve is not convex, and the hull points
-// can miss the best split. Re-splits the memory of each pair of levels over
-// the whole grid until no pair gains.
-void ImprovePairs(absl::Span<const LevelFilterShape> levels, double budget_bits,
-                  std::vector<int>* points) {
-  const Model& m = TheModel();
+// Below a few bits/key the FPR curve is not convex (nor is the choice
+// between kinds), and the hull points can miss the best split. Re-splits
+// the memory of each pair of levels over the whole grid until no pair
+// gains.
+void ImprovePairs(const Problem& pr, double budget_bits, std::vector<int>* points) {
+  const auto& levels = pr.levels;
   std::vector<int>& p = *points;
   for (int round = 0; round < 8; ++round) {
     bool improved = false;
@@ -205,14 +250,14 @@ void ImprovePairs(absl::Span<const LevelFilterShape> levels, double budget_bits,
         const double nj = static_cast<double>(levels[j].num_keys);
         const double pair_bits =
             budget_bits - MemoryOf(levels, p) + ni * BitsAt(p[i]) + nj * BitsAt(p[j]);
-        const double now = levels[i].checks * m.fpr[p[i]] + levels[j].checks * m.fpr[p[j]];
-        double best = now;
+        double best = pr.Cost(i, p[i]) + pr.Cost(j, p[j]);
         int best_i = p[i], best_j = p[j];
-        for (int q = 0; q <= kMaxPoint; q = (q == 0 ? kMinPoint : q + 1)) {
+        const int min_i = pr.model[i]->min_point;
+        for (int q = 0; q <= kMaxPoint; q = (q == 0 ? min_i : q + 1)) {
           const double left = pair_bits - ni * BitsAt(q);
           if (left < 0) break;
-          const int r = Affordable(left, levels[j].num_keys);
-          const double cost = levels[i].checks * m.fpr[q] + levels[j].checks * m.fpr[r];
+          const int r = Affordable(left, levels[j].num_keys, pr.model[j]->min_point);
+          const double cost = pr.Cost(i, q) + pr.Cost(j, r);
           if (cost < best * (1 - 1e-12)) {
             best = cost;
             best_i = q;
@@ -230,43 +275,61 @@ void ImprovePairs(absl::Span<const LevelFilterShape> levels, double budget_bits,
   }
 }
 
-}  // namespace
-
-absl::StatusOr<FilterAllocation> AllocateFilterMemory(absl::Span<const LevelFilterShape> levels,
-                                                      double budget_bytes) {
-  absl::Status s = ValidateLevels(levels);
-  if (!s.ok()) return s;
-  if (!std::isfinite(budget_bytes) || budget_bytes <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the budget must be positive and finite, got ", budget_bytes));
-  }
-  const double budget_bits = 8 * budget_bytes;
+// The search of AllocateFilterMemory (filter_budget.h) on a valid problem.
+FilterAllocation Allocate(const Problem& pr, double budget_bits) {
+  const auto& levels = pr.levels;
   // Memory falls as lambda (the price of a bit) rises. Bisect log(lambda)
   // between a price at which every level takes 30 bits/key and one at which
   // none takes any.
   double lo = -100, hi = 10;  // Natural logs.
-  while (hi < 700 && MemoryOf(levels, PointsFor(levels, std::exp(hi))) > budget_bits) {
+  while (hi < 700 && MemoryOf(levels, PointsFor(pr, std::exp(hi))) > budget_bits) {
     hi += 10;  // Levels checked very often per key need a higher price.
   }
-  std::vector<int> points = PointsFor(levels, std::exp(lo));
+  std::vector<int> points = PointsFor(pr, std::exp(lo));
   if (MemoryOf(levels, points) > budget_bits) {
     for (int iter = 0; iter < 100; ++iter) {
       const double mid = (lo + hi) / 2;
-      if (MemoryOf(levels, PointsFor(levels, std::exp(mid))) > budget_bits) {
+      if (MemoryOf(levels, PointsFor(pr, std::exp(mid))) > budget_bits) {
         lo = mid;
       } else {
         hi = mid;
       }
     }
-    points = PointsFor(levels, std::exp(hi));
+    points = PointsFor(pr, std::exp(hi));
   }
-  SpendLeftover(levels, budget_bits, &points);
-  ImprovePairs(levels, budget_bits, &points);
-  return FromPoints(levels, points);
+  SpendLeftover(pr, budget_bits, &points);
+  ImprovePairs(pr, budget_bits, &points);
+  return FromPoints(pr, points);
+}
+
+// What the options' objective says of `a`.
+double ObjectiveOf(const FilterBudgetOptions& o, const FilterAllocation& a) {
+  return o.objective == FilterObjective::kLookupTime ? a.expected_time_ns : a.expected_cost;
+}
+
+}  // namespace
+
+absl::StatusOr<FilterAllocation> AllocateFilterMemory(absl::Span<const LevelFilterShape> levels,
+                                                      double budget_bytes,
+                                                      const FilterBudgetOptions& options) {
+  absl::Status s = ValidateLevels(levels);
+  if (s.ok()) s = ValidateOptions(options);
+  if (!s.ok()) return s;
+  if (!std::isfinite(budget_bytes) || budget_bytes <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the budget must be positive and finite, got ", budget_bytes));
+  }
+  return Allocate(MakeProblem(levels, options), 8 * budget_bytes);
+}
+
+absl::StatusOr<FilterAllocation> AllocateFilterMemory(absl::Span<const LevelFilterShape> levels,
+                                                      double budget_bytes) {
+  return AllocateFilterMemory(levels, budget_bytes, FilterBudgetOptions());
 }
 
 absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(absl::Span<const LevelFilterShape> levels,
-                                                          double avg_bits_per_key) {
+                                                          double avg_bits_per_key,
+                                                          const FilterBudgetOptions& options) {
   absl::Status s = ValidateLevels(levels);
   if (!s.ok()) return s;
   if (!std::isfinite(avg_bits_per_key) || avg_bits_per_key <= 0) {
@@ -277,55 +340,62 @@ absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(absl::Span<const Level
   for (const LevelFilterShape& l : levels) {
     if (Active(l)) keys += static_cast<double>(l.num_keys);
   }
-  return AllocateFilterMemory(levels, keys * avg_bits_per_key / 8);
+  return AllocateFilterMemory(levels, keys * avg_bits_per_key / 8, options);
+}
+
+absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(absl::Span<const LevelFilterShape> levels,
+                                                          double avg_bits_per_key) {
+  return AllocateFilterBitsPerKey(levels, avg_bits_per_key, FilterBudgetOptions());
 }
 
 absl::StatusOr<FilterAllocation> UniformFilterAllocation(absl::Span<const LevelFilterShape> levels,
-                                                         double bits_per_key) {
+                                                         double bits_per_key,
+                                                         const FilterBudgetOptions& options) {
   absl::Status s = ValidateLevels(levels);
+  if (s.ok()) s = ValidateOptions(options);
   if (!s.ok()) return s;
-  if (!(bits_per_key == 0 || (bits_per_key >= 0.1 && bits_per_key <= 30))) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bits/key must be 0 or in [0.1, 30], got ", bits_per_key));
-  }
   FilterAllocation a;
   for (size_t i = 0; i < levels.size(); ++i) {
-    LevelFilterAllocation l;
-    if (bits_per_key > 0) {
-      l.bits_per_key = bits_per_key;
-      l.num_probes = OptimalBlockedProbes(bits_per_key);
-      l.fpr = BlockedBloomFpr(bits_per_key, l.num_probes);
+    const FilterKind kind = KindFor(options, i);
+    const double min = kind == FilterKind::kRibbon ? 1.1 : 0.1;
+    if (!(bits_per_key == 0 || (bits_per_key >= min && bits_per_key <= 30))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "level ", i, ": ", kind == FilterKind::kRibbon ? "Ribbon" : "Bloom",
+          " bits/key must be 0 or in [", min, ", 30], got ", bits_per_key));
     }
-    a.levels.push_back(l);
-    if (!Active(levels[i])) continue;
-    a.memory_bits += static_cast<double>(levels[i].num_keys) * l.bits_per_key;
-    a.expected_cost += levels[i].checks * l.fpr;
+    Add(levels[i], options, LevelOf(kind, bits_per_key), &a);
   }
   return a;
 }
 
+absl::StatusOr<FilterAllocation> UniformFilterAllocation(absl::Span<const LevelFilterShape> levels,
+                                                         double bits_per_key) {
+  return UniformFilterAllocation(levels, bits_per_key, FilterBudgetOptions());
+}
+
 absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilterShape> levels,
-                                                     double target_cost) {
+                                                     double target_cost,
+                                                     const FilterBudgetOptions& options) {
   absl::Status s = ValidateLevels(levels);
+  if (s.ok()) s = ValidateOptions(options);
   if (!s.ok()) return s;
   if (!std::isfinite(target_cost) || target_cost <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("the target cost must be positive and finite, got ", target_cost));
   }
-  double keys = 0, no_filters = 0;
+  const Problem pr = MakeProblem(levels, options);
+  double keys = 0;
   for (const LevelFilterShape& l : levels) {
-    if (!Active(l)) continue;
-    keys += static_cast<double>(l.num_keys);
-    no_filters += l.checks;
+    if (Active(l)) keys += static_cast<double>(l.num_keys);
   }
-  if (target_cost >= no_filters) return FromPoints(levels, std::vector<int>(levels.size(), 0));
-  // The most memory that can be spent, in bytes; its cost is the least.
-  double hi = keys * BitsAt(kMaxPoint) / 8;
-  absl::StatusOr<FilterAllocation> best = AllocateFilterMemory(levels, hi);
-  if (!best.ok()) return best.status();
-  if (best->expected_cost > target_cost) {
+  FilterAllocation none = FromPoints(pr, std::vector<int>(levels.size(), 0));
+  if (target_cost >= ObjectiveOf(options, none)) return none;
+  // The most memory that can be spent, in bits; its cost is the least.
+  double hi = keys * BitsAt(kMaxPoint);
+  FilterAllocation best = Allocate(pr, hi);
+  if (ObjectiveOf(options, best) > target_cost) {
     return absl::InvalidArgumentError(absl::StrCat("target cost ", target_cost, " is below the ",
-                                                   best->expected_cost,
+                                                   ObjectiveOf(options, best),
                                                    " that 30 bits/key everywhere reaches"));
   }
   // Cost falls as the budget grows: bisect to the least budget that meets
@@ -333,9 +403,8 @@ absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilte
   double lo = 0;
   while (hi - lo > 1e-3 * hi) {
     const double mid = (lo + hi) / 2;
-    absl::StatusOr<FilterAllocation> a = AllocateFilterMemory(levels, mid);
-    if (!a.ok()) return a.status();
-    if (a->expected_cost <= target_cost) {
+    FilterAllocation a = Allocate(pr, mid);
+    if (ObjectiveOf(options, a) <= target_cost) {
       hi = mid;
       best = std::move(a);
     } else {
@@ -343,6 +412,24 @@ absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilte
     }
   }
   return best;
+}
+
+absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilterShape> levels,
+                                                     double target_cost) {
+  return MinimumFilterMemory(levels, target_cost, FilterBudgetOptions());
+}
+
+absl::StatusOr<std::shared_ptr<const FilterPolicy>> FilterPolicyFor(
+    const LevelFilterAllocation& level) {
+  switch (level.kind) {
+    case FilterKind::kBlockedBloom:
+      return NewBlockedBloomPolicy(level.bloom);
+    case FilterKind::kRibbon:
+      return NewRibbonPolicy(level.ribbon);
+    case FilterKind::kNone:
+      break;
+  }
+  return std::shared_ptr<const FilterPolicy>();
 }
 
 double ExpectedFalsePositiveReads(absl::Span<const LevelFilterShape> levels,

@@ -32,10 +32,21 @@
 // of each pair of levels over the whole grid (the curve is not convex below
 // a few bits/key, where the hull alone can miss the best split).
 //
+// Two filter kinds. The functions taking FilterBudgetOptions may also give
+// a level the Ribbon filter (ribbon.h), which reaches the same FPR with
+// about 30% fewer bits/key but costs more CPU per probe and needs 1.1
+// bits/key at least. Its curve is ribbon_math.h's model as PlanRibbon sizes
+// a filter of 10^6 keys at each bits/key (the dependent-key term of filters
+// of 10^5 keys or more, so smaller filters do a little better than
+// predicted). Each level takes, at each bits/key, the kind of least cost
+// per check: FPR, or with FilterObjective::kLookupTime, the probe's time
+// plus FPR times a false-positive read's. The cost stays a sum over levels
+// of the checks times a curve of bits/key, so the same search allocates.
+//
 // Everything here is pure computation on its arguments: thread-safe. The
-// first call in a process tabulates the model over the grid of 3,000
-// bits/key values (about half a second); later calls take a few
-// milliseconds for 7 levels.
+// first call in a process tabulates both curves over the grid of 3,000
+// bits/key values (about a second); later calls take a few milliseconds
+// for 7 levels.
 
 #ifndef LSMBLOOM_LOOKUP_FILTER_BUDGET_H_
 #define LSMBLOOM_LOOKUP_FILTER_BUDGET_H_
@@ -43,13 +54,18 @@
 #include <cstdint>
 #include <vector>
 
+#include <memory>
+
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "lsmbloom/filter/blocked_bloom_options.h"
+#include "lsmbloom/filter/filter_policy.h"
+#include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/lookup/lookup.h"
 
 namespace lsmbloom {
 
-// The constructors of the three types below are out of line, as every one
+// The constructors of the types below are out of line, as every one
 // of a public type holding floating point is: compiled inline, each
 // includer would compile them with its own target flags
 // (tests/public_headers_odr_test.sh).
@@ -67,14 +83,65 @@ struct LevelFilterShape {
   LevelFilterShape(uint64_t num_keys, double checks);
 };
 
+enum class FilterKind {
+  kNone,          // No filter: every check reads a data block.
+  kBlockedBloom,  // NewBlockedBloomPolicy(bloom).
+  kRibbon,        // NewRibbonPolicy(ribbon).
+};
+
+// What the allocation minimises, per absent-key lookup.
+enum class FilterObjective {
+  // sum_i c_i * FPR_i: false-positive data-block reads.
+  kFalsePositiveReads,
+  // sum_i c_i * (probe_ns(kind_i) + FPR_i * false_positive_read_ns): the
+  // filters' share of the lookup's time. A level without a filter costs
+  // one read per check and no probe.
+  kLookupTime,
+};
+
+// How the budget may choose filters. The defaults (Bloom only, fewest
+// false-positive reads) are what the functions without options do.
+struct FilterBudgetOptions {
+  // The kinds any level may get (at least one).
+  bool allow_bloom = true;
+  bool allow_ribbon = false;
+  // If >= 0, RocksDB's bloom_before_level instead of the two above: the
+  // levels before this index (into the shapes given: the level number for
+  // FilterShapesOf's) get Bloom, this one and those after it Ribbon. The
+  // budget still chooses every level's bits/key.
+  int ribbon_from_level = -1;
+  FilterObjective objective = FilterObjective::kFalsePositiveReads;
+  // Costs for kLookupTime, in ns: one filter probe of each kind and one
+  // false-positive read (a data block searched in vain). The defaults were
+  // measured on an AMD EPYC VM at 10^6 keys, files mapped and page-cached
+  // (docs/PERFORMANCE.md, "Filter memory across levels"): a Bloom probe as
+  // ribbon_bench's, Ribbon's 13 ns more (absent-key Get with Ribbon against
+  // Bloom filters at equal false-positive reads, 9 probes each), a read
+  // from absent-key Get without filters against filters that almost never
+  // err. With them Ribbon rarely pays where tables are cached; reads from
+  // storage cost far more.
+  double bloom_probe_ns = 3;
+  double ribbon_probe_ns = 16;
+  double false_positive_read_ns = 270;
+
+  FilterBudgetOptions();
+};
+
 struct LevelFilterAllocation {
-  // Bits/key for the level's filters, a multiple of 0.01 in [0.1, 30], or 0
-  // for no filter (write the level's tables with a null filter policy).
+  // Bits/key for the level's filters, a multiple of 0.01 in [0.1, 30] (in
+  // [1.1, 30] for Ribbon), or 0 for no filter (write the level's tables with
+  // a null filter policy).
   double bits_per_key = 0;
-  // k for those bits (0 without a filter).
+  // Bloom's k for those bits (0 without a filter or for Ribbon).
   int num_probes = 0;
   // Predicted FPR of one of the level's filters (1 without a filter).
   double fpr = 1;
+  // Which filter, and its options: `bloom` is set for kBlockedBloom,
+  // `ribbon` for kRibbon (bits_per_key as above, no target FPR), the other
+  // left at its defaults. FilterPolicyFor builds the policy.
+  FilterKind kind = FilterKind::kNone;
+  BlockedBloomOptions bloom;
+  RibbonOptions ribbon;
 
   LevelFilterAllocation();
 };
@@ -87,6 +154,9 @@ struct FilterAllocation {
   // sum_i c_i * FPR_i: expected false-positive data-block reads per
   // absent-key lookup.
   double expected_cost = 0;
+  // The kLookupTime objective, with the options' costs (the defaults' for
+  // the functions without options), in ns per absent-key lookup.
+  double expected_time_ns = 0;
 
   FilterAllocation();
   FilterAllocation(const FilterAllocation&);
@@ -127,6 +197,34 @@ absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilte
 // sizes; each bits/key is 0 or in [0.1, 1000].
 double ExpectedFalsePositiveReads(absl::Span<const LevelFilterShape> levels,
                                   absl::Span<const double> bits_per_key);
+
+// The functions above with filter kinds and an objective to choose by
+// (FilterBudgetOptions). MinimumFilterMemory's target is in the
+// objective's units: false-positive reads, or ns for kLookupTime.
+// InvalidArgument as above, or if no kind is allowed, ribbon_from_level is
+// below -1, or a cost is negative or not finite (the read's must be
+// positive). UniformFilterAllocation gives each level the kind the options
+// allow (Ribbon where both are) at `bits_per_key`, which must then be 0 or
+// in [1.1, 30] for the Ribbon levels.
+absl::StatusOr<FilterAllocation> AllocateFilterMemory(absl::Span<const LevelFilterShape> levels,
+                                                      double budget_bytes,
+                                                      const FilterBudgetOptions& options);
+absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(absl::Span<const LevelFilterShape> levels,
+                                                          double avg_bits_per_key,
+                                                          const FilterBudgetOptions& options);
+absl::StatusOr<FilterAllocation> UniformFilterAllocation(absl::Span<const LevelFilterShape> levels,
+                                                         double bits_per_key,
+                                                         const FilterBudgetOptions& options);
+absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilterShape> levels,
+                                                     double target_cost,
+                                                     const FilterBudgetOptions& options);
+
+// The policy to write a level's tables with: null for kNone, else
+// NewBlockedBloomPolicy(level.bloom) or NewRibbonPolicy(level.ribbon).
+// Readers of Ribbon tables must list a Ribbon policy in their
+// TableReadOptions::filter_policies.
+absl::StatusOr<std::shared_ptr<const FilterPolicy>> FilterPolicyFor(
+    const LevelFilterAllocation& level);
 
 // The shape of a TableSet's current files, one entry per level (kNumLevels
 // of them): each level's entries as its keys, checks = the file count for

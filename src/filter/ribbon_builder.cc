@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -32,17 +33,27 @@ using internal::kRibbonMaxSegments;
 using internal::kRibbonSegmentSlots;
 using Row = unsigned __int128;
 
-// The slacks PlanRibbon tries: RibbonSlotOverhead(n) + i * kOverheadStep.
-constexpr int kOverheadSteps = 13;
-constexpr double kOverheadStep = 0.005;
+// The slacks PlanRibbon tries: RibbonSlotOverhead(n) + i * kPlanStep.
+constexpr int kPlanSteps = 13;
+constexpr double kPlanStep = 0.005;
 
-// Re-banding after a saturated band (Band, Finish): each adds this much to
-// the smallest slack tried, at most this many times.
-constexpr int kMaxReBandings = 4;
-constexpr double kReBandStep = 0.005;
+// Re-banding after a saturated band (Finish): each adds this much slack, at
+// most this many times.
+constexpr int kMaxReBandings = 8;
+constexpr double kReBandStep = 0.0025;
 // Band memory reserved, as a multiple of the first band's: room for the
 // re-bandings' wider bands.
-constexpr double kBandReserve = 1.03;
+constexpr double kBandReserve = 1.025;
+// Measuring d on a band with saturated stretches (MeasureDependent): the
+// absent equations sampled near them (the dependent share among them is
+// then known to within about +-0.4%), how far from a saturated equation's
+// start they may start (measured on bands of 10^6 keys: within 256 slots
+// the windows held a fifth to a half of the dependent starts, within 4096
+// all that sampling the whole band found), and how many such starts Band
+// lists.
+constexpr size_t kDependenceSamples = size_t{1} << 14;
+constexpr uint64_t kDependenceReach = 4096;
+constexpr size_t kMaxSaturatedStarts = size_t{1} << 16;
 
 int CountTrailingZeros(Row row) {
   const uint64_t lo = static_cast<uint64_t>(row);
@@ -74,26 +85,39 @@ uint64_t SegmentsFor(uint64_t num_keys, double overhead) {
   return std::max<uint64_t>(2, static_cast<uint64_t>(segments));
 }
 
-double PredictedFpr(const RibbonGeometry& g, double overhead) {
-  return RibbonFpr(g.num_columns, g.upper_fraction(),
-                   RibbonDependentFraction(g.num_keys, overhead));
-}
-
-// The smallest filter over `segments` whose predicted FPR is at most
+// The smallest filter over g's segments whose predicted FPR is at most
 // `target`, or the largest if none is (then its FPR is above the target).
-RibbonGeometry SmallestMeeting(RibbonGeometry g, double overhead, double target) {
+RibbonGeometry SmallestMeeting(RibbonGeometry g, double target) {
   uint64_t lo = g.num_segments;                        // 1 column everywhere.
   uint64_t hi = g.num_segments * kRibbonMaxColumns;    // 32 everywhere.
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo) / 2;
     SpreadWords(mid, g);
-    if (PredictedFpr(g, overhead) <= target) {
+    if (g.predicted_fpr() <= target) {
       hi = mid;
     } else {
       lo = mid + 1;
     }
   }
   SpreadWords(lo, g);
+  return g;
+}
+
+// Whether filter a is better than b for the options: fewer solution words
+// for a target FPR, else a lower predicted FPR at the same bits/key.
+bool Better(const RibbonGeometry& a, const RibbonGeometry& b, const RibbonOptions& options) {
+  if (options.target_fpr > 0.0) return a.solution_words() < b.solution_words();
+  return a.predicted_fpr() < b.predicted_fpr();
+}
+
+// The columns of a band of g's segments: the smallest meeting the target
+// FPR, or those the bits/key buy.
+RibbonGeometry SizeColumns(RibbonGeometry g, const RibbonOptions& options) {
+  if (options.target_fpr > 0.0) return SmallestMeeting(g, options.target_fpr);
+  const double words = std::floor(options.bits_per_key * g.num_keys / 64.0);
+  SpreadWords(std::clamp(static_cast<uint64_t>(words), g.num_segments,
+                         g.num_segments * kRibbonMaxColumns),
+              g);
   return g;
 }
 
@@ -132,69 +156,61 @@ double RibbonGeometry::upper_fraction() const {
              : static_cast<double>(starts - first_upper_start) / static_cast<double>(starts);
 }
 
+double RibbonGeometry::dependent_fraction() const {
+  if (measured_dependent != 0) return std::ldexp(static_cast<double>(measured_dependent), -32);
+  if (num_keys == 0) return 0.0;
+  return RibbonDependentFraction(num_keys, static_cast<double>(num_slots()) / num_keys - 1.0);
+}
+
 double RibbonGeometry::predicted_fpr() const {
   if (num_keys == 0) return 0.0;
-  const double overhead = static_cast<double>(num_slots()) / num_keys - 1.0;
-  return PredictedFpr(*this, overhead);
+  return RibbonFpr(num_columns, upper_fraction(), dependent_fraction());
 }
 
 namespace {
 
-// PlanRibbon with the smallest slack tried set to `min_overhead`.
+// PlanRibbon with slack `overhead`.
 absl::StatusOr<RibbonGeometry> PlanWithSlack(uint64_t num_keys, const RibbonOptions& options,
-                                             double min_overhead) {
+                                             double overhead) {
   absl::Status valid = ValidateRibbonOptions(options);
   if (!valid.ok()) return valid;
   RibbonGeometry g;
   g.hash = options.hash;
   g.num_keys = num_keys;
   if (num_keys == 0) return g;  // No segments, r = 1, upper_start 0.
-  // More slack makes dependent keys rarer but spreads the solution bits over
-  // more slots. Try slacks from the smallest up: with a target, keep the
-  // smallest filter meeting it; with bits/key, the lowest predicted FPR.
-  bool have_best = false;
-  RibbonGeometry best;
-  double best_fpr = 0.0;
-  for (int step = 0; step < kOverheadSteps; ++step) {
-    RibbonGeometry candidate = g;
-    candidate.num_segments = SegmentsFor(num_keys, min_overhead + kOverheadStep * step);
-    if (candidate.num_segments > kRibbonMaxSegments) {
-      if (step == 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            num_keys, " keys need more than 2^26 Ribbon segments; split the table"));
-      }
-      break;
-    }
-    if (options.target_fpr > 0.0) {
-      const double overhead = static_cast<double>(candidate.num_slots()) / num_keys - 1.0;
-      candidate = SmallestMeeting(candidate, overhead, options.target_fpr);
-    } else {
-      const double words = std::floor(options.bits_per_key * num_keys / 64.0);
-      SpreadWords(std::clamp(static_cast<uint64_t>(words), candidate.num_segments,
-                             candidate.num_segments * kRibbonMaxColumns),
-                  candidate);
-    }
-    const double fpr = candidate.predicted_fpr();
-    const bool better =
-        options.target_fpr > 0.0
-            ? (fpr <= options.target_fpr &&
-               (best_fpr > options.target_fpr ||
-                candidate.solution_words() < best.solution_words())) ||
-                  (fpr < best_fpr && best_fpr > options.target_fpr)
-            : fpr < best_fpr;
-    if (!have_best || better) {
-      best = candidate;
-      best_fpr = fpr;
-      have_best = true;
-    }
+  g.num_segments = SegmentsFor(num_keys, overhead);
+  if (g.num_segments > kRibbonMaxSegments) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(num_keys, " keys need more than 2^26 Ribbon segments; split the table"));
   }
-  return best;
+  return SizeColumns(g, options);
 }
 
 }  // namespace
 
 absl::StatusOr<RibbonGeometry> PlanRibbon(uint64_t num_keys, const RibbonOptions& options) {
-  return PlanWithSlack(num_keys, options, RibbonSlotOverhead(num_keys));
+  // More slack makes dependent keys rarer but spreads the solution bits over
+  // more slots: only FPR targets near d (below about 10^-5) gain from more
+  // than the least. Try slacks from the least up: with a target, keep the
+  // smallest filter meeting it (or the most accurate, if none does); with
+  // bits/key, the lowest predicted FPR.
+  absl::StatusOr<RibbonGeometry> best = PlanWithSlack(num_keys, options, RibbonSlotOverhead(num_keys));
+  if (!best.ok() || num_keys == 0) return best;
+  for (int step = 1; step < kPlanSteps; ++step) {
+    absl::StatusOr<RibbonGeometry> candidate =
+        PlanWithSlack(num_keys, options, RibbonSlotOverhead(num_keys) + kPlanStep * step);
+    if (!candidate.ok()) break;  // Too many segments: the smaller slacks stand.
+    const double target = options.target_fpr;
+    const bool meets = candidate->predicted_fpr() <= target;
+    const bool best_meets = best->predicted_fpr() <= target;
+    if (target > 0.0 ? (meets && (!best_meets || Better(*candidate, *best, options))) ||
+                           (!meets && !best_meets &&
+                            candidate->predicted_fpr() < best->predicted_fpr())
+                     : Better(*candidate, *best, options)) {
+      best = candidate;
+    }
+  }
+  return best;
 }
 
 absl::StatusOr<RibbonBuilder> RibbonBuilder::Create(const RibbonOptions& options) {
@@ -290,14 +306,21 @@ void SortHashes(const uint64_t* hashes, size_t n, uint64_t* sorted) {
 //
 // Returns how many equations show the band saturated around them: those
 // that vanished, and those whose pivot landed kDeepPivot or more slots past
-// their start. Where the band has no such equation, no absent key was seen
+// their start; appends the starts of the first kMaxSaturatedStarts of them
+// to `saturated_starts` (ascending, as the hashes are). Where the band has no such equation, no absent key was seen
 // to depend on the added ones (measured: 0 of 10^6 probes on 13 of 13 such
 // filters of 10^6 keys); a saturated stretch makes absent keys starting in
 // it match always, up to d = 2.6e-3 at 4.5% slack, and shows as tens to
 // hundreds of such equations.
 constexpr uint64_t kDeepPivot = 120;
 
-size_t Band(const uint64_t* hashes, size_t n, uint64_t num_starts, Row* band) {
+void Saturated(uint64_t start, size_t* count, std::vector<uint64_t>* starts) {
+  if (++*count <= kMaxSaturatedStarts) starts->push_back(start);
+}
+
+size_t Band(const uint64_t* hashes, size_t n, uint64_t num_starts, Row* band,
+            std::vector<uint64_t>* saturated_starts) {
+  saturated_starts->clear();
   size_t saturated = 0;
   for (size_t i = 0; i < n; ++i) {
     const uint64_t hash = hashes[i];
@@ -309,12 +332,12 @@ size_t Band(const uint64_t* hashes, size_t n, uint64_t num_starts, Row* band) {
       const Row existing = band[slot];
       if (existing == 0) {
         band[slot] = row;
-        saturated += slot - start >= kDeepPivot;
+        if (slot - start >= kDeepPivot) Saturated(start, &saturated, saturated_starts);
         break;
       }
       row ^= existing;
       if (row == 0) {
-        ++saturated;
+        Saturated(start, &saturated, saturated_starts);
         break;
       }
       const int skip = CountTrailingZeros(row);
@@ -323,6 +346,72 @@ size_t Band(const uint64_t* hashes, size_t n, uint64_t num_starts, Row* band) {
     }
   }
   return saturated;
+}
+
+// Whether an equation from `start` with coefficients `row` is a sum of the
+// band's: reduced against it, it vanishes instead of reaching a free slot.
+bool DependsOnBand(const Row* band, uint64_t start, Row row) {
+  uint64_t slot = start;
+  for (;;) {
+    const Row existing = band[slot];
+    if (existing == 0) return false;
+    row ^= existing;
+    if (row == 0) return true;
+    const int skip = CountTrailingZeros(row);
+    slot += skip;
+    row >>= skip;
+  }
+}
+
+// d of a banded filter, in units of 2^-32 (rounded up). Only absent keys
+// starting near saturated equations (within kDependenceReach slots of a
+// start) were seen to depend on the band, so d is measured there alone:
+// kDependenceSamples pseudo-random equations (a fixed sequence, so the
+// filter's bytes still depend on its hashes alone) spread over those
+// windows, in ascending order to sweep the band as the banding did; d is
+// the dependent share of them times the windows' share of all starts.
+uint32_t MeasureDependent(const Row* band, const RibbonGeometry& g, size_t saturated,
+                          const std::vector<uint64_t>& saturated_starts) {
+  const uint64_t num_starts = g.num_starts();
+  std::vector<std::pair<uint64_t, uint64_t>> windows;  // [begin, end) of starts.
+  if (saturated > saturated_starts.size()) {
+    windows.emplace_back(0, num_starts);  // Too many to list: everywhere.
+  } else {
+    for (const uint64_t start : saturated_starts) {
+      const uint64_t begin = start > kDependenceReach ? start - kDependenceReach : 0;
+      const uint64_t end = std::min(start + kDependenceReach + 1, num_starts);
+      if (!windows.empty() && begin <= windows.back().second) {
+        windows.back().second = std::max(windows.back().second, end);
+      } else {
+        windows.emplace_back(begin, end);
+      }
+    }
+  }
+  uint64_t total = 0;
+  for (const auto& w : windows) total += w.second - w.first;
+  std::vector<uint64_t> offsets(kDependenceSamples);
+  uint64_t state = 0x5eed0fd5a3b1c27dULL;
+  for (uint64_t& at : offsets) {
+    state += 0x9e3779b97f4a7c15ULL;
+    at = static_cast<uint64_t>((static_cast<unsigned __int128>(internal::RibbonRemix(state)) *
+                                total) >> 64);
+  }
+  std::sort(offsets.begin(), offsets.end());
+  uint64_t dependent = 0;
+  size_t w = 0;
+  uint64_t window_offset = 0;  // Of windows[w] among all windows' starts.
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    while (offsets[i] >= window_offset + (windows[w].second - windows[w].first)) {
+      window_offset += windows[w].second - windows[w].first;
+      ++w;
+    }
+    const uint64_t start = windows[w].first + (offsets[i] - window_offset);
+    const internal::RibbonCoeffs c = internal::RibbonCoefficients(internal::RibbonRemix(state + i));
+    dependent += DependsOnBand(band, start, (static_cast<Row>(c.hi) << 64) | c.lo);
+  }
+  const double d = static_cast<double>(dependent) / kDependenceSamples *
+                   static_cast<double>(total) / static_cast<double>(num_starts);
+  return static_cast<uint32_t>(std::min(std::ceil(std::ldexp(d, 32)), 4294967295.0));
 }
 
 // Back-substitution, last slot first, straight into interleaved storage.
@@ -402,9 +491,13 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
       SortHashes(run, count, sorted.as<uint64_t>());
     });
     (void)runs;
-    // Band; where the band shows a saturated stretch, band again with more
-    // slack (the same hashes, starts spread over more slots), at most
-    // kMaxReBandings times, and keep the last: construction never fails.
+    // Band. Where the band shows a saturated stretch, measure its d and size
+    // its columns for it; band again with more slack (the same hashes,
+    // starts spread over more slots) while a band without such a stretch
+    // would beat the best so far, at most kMaxReBandings times. A cluster of
+    // starts often survives the wider bands, so the best band may be an
+    // earlier one: it is banded again (the same band) and kept, its d
+    // recorded in the filter. Construction never fails.
     //
     // The band's memory is reserved with room for the wider bands (mapped
     // pages cost nothing until touched) and cleared between attempts: a
@@ -412,31 +505,50 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
     // more than the banding itself.
     size_t reserved = static_cast<size_t>(g.num_slots() * kBandReserve) * sizeof(Row);
     auto band = std::make_unique<Scratch>(reserved);  // Zero: every slot empty.
+    std::vector<uint64_t> saturated_starts;
+    auto band_again = [&](const RibbonGeometry& next) {
+      const size_t used = g.num_slots() * sizeof(Row);
+      if (next.num_slots() * sizeof(Row) <= reserved) {
+        std::memset(band->as<char>(), 0, used);
+      } else {
+        reserved = next.num_slots() * sizeof(Row);
+        band = std::make_unique<Scratch>(reserved);
+      }
+      g = next;
+      return Band(sorted.as<uint64_t>(), n, g.num_starts(), band->as<Row>(), &saturated_starts);
+    };
+    size_t saturated =
+        Band(sorted.as<uint64_t>(), n, g.num_starts(), band->as<Row>(), &saturated_starts);
+    RibbonGeometry best;
     for (int attempt = 0;; ++attempt) {
-      const size_t saturated = Band(sorted.as<uint64_t>(), n, g.num_starts(), band->as<Row>());
+      if (saturated > 0) {
+        g.measured_dependent =
+            MeasureDependent(band->as<Row>(), g, saturated, saturated_starts);
+        g = SizeColumns(g, options_);
+      }
+      const bool is_best = attempt == 0 || Better(g, best, options_);
+      if (is_best) best = g;
       if (saturated > 0 && attempt < kMaxReBandings) {
         const double overhead = static_cast<double>(g.num_slots()) / n - 1.0;
-        absl::StatusOr<RibbonGeometry> wider =
-            PlanWithSlack(n, options_, overhead + kReBandStep);
-        if (wider.ok()) {
-          const size_t used = g.num_slots() * sizeof(Row);
-          g = *wider;
-          if (g.num_slots() * sizeof(Row) <= reserved) {
-            std::memset(band->as<char>(), 0, used);
-          } else {
-            reserved = g.num_slots() * sizeof(Row);
-            band = std::make_unique<Scratch>(reserved);
-          }
+        absl::StatusOr<RibbonGeometry> wider = PlanWithSlack(n, options_, overhead + kReBandStep);
+        if (wider.ok() && Better(*wider, best, options_)) {
+          saturated = band_again(*wider);
           continue;
         }
       }
-      std::string filter(g.serialized_size(), '\0');
-      uint8_t* header = reinterpret_cast<uint8_t*>(filter.data());
-      BackSubstitute(band->as<Row>(), g, header + internal::kRibbonHeaderBytes);
-      band.reset();
-      internal::EncodeRibbonHeader(g, header);
-      return filter;
+      if (!is_best) {
+        const uint32_t measured = best.measured_dependent;
+        band_again(best);
+        g.measured_dependent = measured;  // The same band as before.
+      }
+      break;
     }
+    std::string filter(g.serialized_size(), '\0');
+    uint8_t* header = reinterpret_cast<uint8_t*>(filter.data());
+    BackSubstitute(band->as<Row>(), g, header + internal::kRibbonHeaderBytes);
+    band.reset();
+    internal::EncodeRibbonHeader(g, header);
+    return filter;
   }
 }
 

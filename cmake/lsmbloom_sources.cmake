@@ -38,6 +38,8 @@ set(LSMBLOOM_FILTER_SOURCES
   src/filter/key_hash_short.h
   src/filter/reference_kernels.cc
   src/filter/reference_kernels.h
+  src/filter/ribbon_band.cc
+  src/filter/ribbon_band.h
   src/filter/ribbon_builder.cc
   src/filter/ribbon_format.cc
   src/filter/ribbon_format.h

@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "lsmbloom/filter/ribbon.h"
+#include "lsmbloom/filter/ribbon_math.h"
 #include "tests/test_keys.h"
 
 #define XXH_INLINE_ALL
@@ -173,7 +174,7 @@ TEST(RibbonFormatTest, UnknownVersionHashOrWidthIsInvalidArgument) {
 }
 
 TEST(RibbonFormatTest, ReservedBytesMustBeZero) {
-  for (size_t at = 48; at < 56; ++at) {
+  for (size_t at = 52; at < 56; ++at) {
     std::string bad = SampleFilter();
     bad[at] = 1;
     Reseal(bad);
@@ -181,6 +182,26 @@ TEST(RibbonFormatTest, ReservedBytesMustBeZero) {
     EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
     EXPECT_NE(s.message().find("reserved byte"), std::string::npos) << s;
   }
+}
+
+TEST(RibbonFormatTest, MeasuredDependentFractionIsReadAndEntersTheModel) {
+  std::string filter = SampleFilter();
+  const RibbonGeometry plain = RibbonReader::Open(filter)->geometry();
+  EXPECT_EQ(plain.measured_dependent, 0u);
+  // d = 2^-10, little-endian at offset 48.
+  filter[48] = 0;
+  filter[49] = 0;
+  filter[50] = 0x40;
+  filter[51] = 0;
+  Reseal(filter);
+  auto reader = RibbonReader::Open(filter);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  const RibbonGeometry& g = reader->geometry();
+  EXPECT_EQ(g.measured_dependent, uint32_t{1} << 22);
+  EXPECT_DOUBLE_EQ(g.dependent_fraction(), 1.0 / 1024);
+  EXPECT_DOUBLE_EQ(g.predicted_fpr(),
+                   RibbonFpr(g.num_columns, g.upper_fraction(), 1.0 / 1024));
+  EXPECT_GT(g.predicted_fpr(), plain.predicted_fpr());
 }
 
 TEST(RibbonFormatTest, InconsistentGeometryIsRefused) {

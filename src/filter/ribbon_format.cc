@@ -24,7 +24,8 @@ constexpr size_t kSegmentsAt = 16;        // 8 bytes
 constexpr size_t kKeysAt = 24;            // 8 bytes
 constexpr size_t kUpperStartAt = 32;      // 8 bytes
 constexpr size_t kSolutionSumAt = 40;     // 8 bytes, XXH3-64 of the solution
-constexpr size_t kReservedAt = 48;        // 8 bytes, zero
+constexpr size_t kDependentAt = 48;       // 4 bytes, measured d in units of 2^-32
+constexpr size_t kReservedAt = 52;        // 4 bytes, zero
 constexpr size_t kHeaderChecksumAt = 56;  // 8 bytes, XXH3-64 of bytes [0, 56)
 
 absl::Status Corrupt(const std::string& what) {
@@ -48,6 +49,7 @@ void EncodeRibbonHeader(const RibbonGeometry& g, uint8_t* header) {
   EncodeFixed64(header + kSegmentsAt, g.num_segments);
   EncodeFixed64(header + kKeysAt, g.num_keys);
   EncodeFixed64(header + kUpperStartAt, g.upper_start);
+  EncodeFixed32(header + kDependentAt, g.measured_dependent);
   EncodeFixed64(header + kSolutionSumAt,
                 Checksum64(header + kRibbonHeaderBytes, g.solution_bytes()));
   EncodeFixed64(header + kHeaderChecksumAt, Checksum64(header, kHeaderChecksumAt));
@@ -87,6 +89,7 @@ absl::StatusOr<RibbonGeometry> DecodeRibbon(std::string_view filter, bool verify
   g.num_segments = DecodeFixed64(h + kSegmentsAt);
   g.num_keys = DecodeFixed64(h + kKeysAt);
   g.upper_start = DecodeFixed64(h + kUpperStartAt);
+  g.measured_dependent = DecodeFixed32(h + kDependentAt);
   if (g.num_columns < 1 || g.num_columns > kRibbonMaxColumns) {
     return Corrupt(absl::StrCat("r = ", g.num_columns, " columns is outside [1, ",
                                 kRibbonMaxColumns, "]"));

@@ -81,6 +81,11 @@ struct RibbonGeometry {
   uint64_t num_segments = 0;  // 64-slot segments; 0 exactly when num_keys is 0, else >= 2.
   int num_columns = 1;        // r: result bits of the lower segments, in [1, 32].
   uint64_t upper_start = 0;   // First segment with r + 1 columns (num_segments: none).
+  // The fraction of absent keys whose equation depends on the added ones,
+  // in units of 2^-32, as the builder measured it on a band that kept a
+  // saturated stretch (RibbonBuilder::Finish); 0 when banding showed none,
+  // and then the model's value applies (ribbon_math.h).
+  uint32_t measured_dependent = 0;
   HashSpec hash;
 
   uint64_t num_slots() const { return num_segments * internal::kRibbonSegmentSlots; }
@@ -96,6 +101,9 @@ struct RibbonGeometry {
   double bits_per_key() const;
   // Fraction of keys (of start slots) in segments with r + 1 columns.
   double upper_fraction() const;
+  // d of the FPR model: measured_dependent if set, else
+  // RibbonDependentFraction at this geometry's slack.
+  double dependent_fraction() const;
   // The model's FPR at this geometry (ribbon_math.h); 0 for an empty filter.
   double predicted_fpr() const;
 };

@@ -19,11 +19,16 @@
 // (at u = 1/2: 0.75 * 2^-r instead of 2^-(r+0.5) = 0.707 * 2^-r, ~0.08 bit
 // per key); it is how the layout gets fractional bits per key.
 //
-// d depends on the slack of the band: with m = (1 + e) n slots, equations
-// pile up where starts cluster, and where a stretch of the band runs out of
-// free slots, absent keys starting there become dependent. d falls steeply
-// with e and grows slowly with n; RibbonDependentFraction is a fit to
-// measurements (tests/ribbon_fpr_test checks filters against it).
+// d comes from saturated stretches: with m = (1 + e) n slots, equations pile
+// up where starts cluster, and where a stretch of the band runs out of free
+// slots, absent keys starting there are dependent. A band either has such a
+// stretch (then d is 10^-4 to 10^-2, roughly 20 absent start slots per
+// saturated equation) or none (then d is about 10^-6). The builder sees the
+// stretch while banding: it bands again with more slack where that makes a
+// smaller (or, at fixed bits/key, more accurate) filter, and otherwise
+// measures d on sampled absent equations and records it in the filter,
+// sizing the columns for it. So a filter's d is the model's small value
+// below, or its own measured one (RibbonGeometry::dependent_fraction).
 // Standard (non-homogeneous) Ribbon has d = 0 but fails to build where this
 // variant only loses a little accuracy.
 
@@ -37,12 +42,13 @@ namespace lsmbloom {
 // The smallest slot overhead e the builder uses for `num_keys` keys:
 // num_slots is about (1 + e) * num_keys (at least 128, a multiple of 64).
 // PlanRibbon tries e up to 0.06 more, in steps of 0.005, and keeps the
-// smallest filter that meets a target FPR, or the lowest predicted FPR for
-// a given bits/key (where 2^-r is far below d at this e, more slack wins).
+// smallest filter meeting a target FPR (more slack pays only for targets
+// near d), or the lowest predicted FPR for a given bits/key.
 double RibbonSlotOverhead(uint64_t num_keys);
 
 // Expected fraction d of absent keys whose equation depends on those of
-// `num_keys` added keys, in a band of (1 + overhead) * num_keys slots.
+// `num_keys` added keys, in a band of (1 + overhead) * num_keys slots with
+// no saturated stretch.
 double RibbonDependentFraction(uint64_t num_keys, double overhead);
 
 // The FPR formula above. REQUIRES: 1 <= num_columns <= 32, 0 <= u, d <= 1.

@@ -1,0 +1,68 @@
+// The Ribbon builder's linear algebra (ribbon_builder.cc drives it): the
+// band of equations, Gaussian elimination as they arrive, the dependent
+// fraction d of a band with saturated stretches (ribbon_math.h), and
+// back-substitution into the interleaved solution (docs/FORMAT.md).
+// Internal to the filter layer.
+
+#ifndef LSMBLOOM_SRC_FILTER_RIBBON_BAND_H_
+#define LSMBLOOM_SRC_FILTER_RIBBON_BAND_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "lsmbloom/filter/ribbon.h"
+
+namespace lsmbloom {
+namespace internal {
+
+// A slot of the band: the pivot row placed there (bit t: slot + t), 0 if free.
+using RibbonRow = unsigned __int128;
+
+// Zero-filled scratch memory. From 2 MiB on it is mapped on a 2 MiB
+// boundary with huge pages requested: the builder writes every page of its
+// sorted hashes and band once, and in a VM each 4 KiB page fault costs
+// microseconds (measured here, malloc and memset of the band took about half
+// of a 10^6-key build). Throws std::bad_alloc when memory runs out, as
+// operator new does.
+class RibbonScratch {
+ public:
+  explicit RibbonScratch(size_t bytes);
+  ~RibbonScratch();
+  RibbonScratch(const RibbonScratch&) = delete;
+  RibbonScratch& operator=(const RibbonScratch&) = delete;
+
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(data_);
+  }
+
+ private:
+  size_t mapped_ = 0;
+  void* mapping_ = nullptr;
+  void* data_ = nullptr;
+};
+
+// The hashes in ascending order (so by start): `sorted` holds n.
+void SortRibbonHashes(const uint64_t* hashes, size_t n, uint64_t* sorted);
+
+// Bands the equations of n sorted hashes into `band` (num_starts + 127
+// slots, zero on entry). Returns how many equations show the band
+// saturated around them (vanished, or pivoted 120 or more slots past their
+// start); their starts, the first 2^16 of them, go into `saturated_starts`.
+size_t BandRibbon(const uint64_t* hashes, size_t n, uint64_t num_starts, RibbonRow* band,
+                  std::vector<uint64_t>* saturated_starts);
+
+// d of a band BandRibbon reported `saturated` equations for, in units of
+// 2^-32 (rounded up), measured on sampled absent equations.
+uint32_t MeasureRibbonDependence(const RibbonRow* band, const RibbonGeometry& g, size_t saturated,
+                                 const std::vector<uint64_t>& saturated_starts);
+
+// Writes the solution of g's columns for `band` (every slot's row) to
+// `out`, g.solution_bytes() bytes.
+void BackSubstituteRibbon(const RibbonRow* band, const RibbonGeometry& g, uint8_t* out);
+
+}  // namespace internal
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_SRC_FILTER_RIBBON_BAND_H_

@@ -1,6 +1,6 @@
 // Tables carrying a Ribbon filter: written, reopened, every key found, absent
-// keys filtered at about the Ribbon filter's rate; a reader without the
-// policy still answers correctly, without filtering.
+// keys filtered at about the Ribbon filter's rate, by default readers too; a
+// reader given policies without Ribbon still answers correctly, unfiltered.
 
 #include <memory>
 #include <string>
@@ -82,12 +82,42 @@ TEST(RibbonTableTest, CorruptFilterIsRefusedWithTheReason) {
   EXPECT_NE(reader.status().message().find("checksum"), std::string::npos);
 }
 
-TEST(RibbonTableTest, ReaderWithoutThePolicyAnswersWithoutFiltering) {
+TEST(RibbonTableTest, DefaultReadOptionsFilterWithTheRibbonFilter) {
+  const std::vector<Entry> entries = testutil::MakeEntries(20000, 2);
+  TableOptions options;
+  options.filter_policy = RibbonAtOnePercent();
+  const std::string bytes = testutil::BuildTable(entries, options);
+  auto table = Table::Open(NewMemRandomAccessFile(bytes));  // Default: the built-in policies.
+  ASSERT_TRUE(table.ok()) << table.status();
+  ASSERT_TRUE((*table)->filter_status().ok()) << (*table)->filter_status();
+  const FilterReader* filter = (*table)->whole_key_filter();
+  ASSERT_NE(filter, nullptr);
+  EXPECT_NE(filter->Describe().find("ribbon"), std::string::npos) << filter->Describe();
+  EXPECT_GT(filter->predicted_fpr(), 0.005);
+  EXPECT_LT(filter->predicted_fpr(), 0.0101);
+  for (const Entry& e : entries) ASSERT_TRUE((*table)->KeyMayMatch(e.key)) << e.key;
+  EXPECT_EQ(testutil::CountWrongAnswers(**table, entries), 0u);
+  size_t passed = 0;
+  const int absent = 50000;
+  for (int i = 0; i < absent; ++i) passed += (*table)->KeyMayMatch(testutil::AbsentKey(i));
+  // ~1% (500, sd 22): an unfiltered table would pass all 50000.
+  EXPECT_LT(passed, absent * 0.014);
+}
+
+TEST(RibbonTableTest, BuiltinPoliciesIncludeRibbon) {
+  bool found = false;
+  for (const auto& policy : BuiltinFilterPolicies()) found |= policy->Name() == kRibbonPolicyName;
+  EXPECT_TRUE(found);
+}
+
+TEST(RibbonTableTest, ReaderGivenPoliciesWithoutRibbonAnswersWithoutFiltering) {
   const std::vector<Entry> entries = testutil::MakeEntries(5000, 2);
   TableOptions options;
   options.filter_policy = RibbonAtOnePercent();
   const std::string bytes = testutil::BuildTable(entries, options);
-  auto table = Table::Open(NewMemRandomAccessFile(bytes));  // Built-in policies only.
+  TableReadOptions read_options;
+  read_options.filter_policies = {DefaultFilterPolicy()};  // Blocked Bloom only.
+  auto table = Table::Open(NewMemRandomAccessFile(bytes), read_options);
   ASSERT_TRUE(table.ok());
   EXPECT_FALSE((*table)->filter_status().ok());
   EXPECT_NE((*table)->filter_status().message().find(kRibbonPolicyName), std::string::npos)

@@ -4,12 +4,14 @@
 // damaged or misplaced block.
 
 #include <cstring>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/filter_policy.h"
 #include "lsmbloom/filter/key_hash.h"
+#include "lsmbloom/filter/ribbon_policy.h"
 #include "lsmbloom/inspect/inspect.h"
 #include "tests/sst_inspect_testutil.h"
 #include "tests/table_surgery.h"
@@ -121,6 +123,48 @@ TEST(SstInspectFilterTest, TablesWithoutABlockedFilter) {
   EXPECT_NE(r.out.find("measured"), std::string::npos) << r.out;
   r = RunTool("verify " + Shell(classic));
   EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
+TEST(SstInspectFilterTest, RibbonTableShowsKindBitsPerKeyModelAndMeasuredFpr) {
+  const std::vector<Entry> entries = testutil::MakeEntries(30000, 4);
+  RibbonOptions ribbon;
+  ribbon.target_fpr = 0.01;
+  TableOptions options;
+  options.filter_policy = *NewRibbonPolicy(ribbon);
+  const std::string path = TempPath("ribbon.sst");
+  WriteTable(path, entries, options);
+  std::set<std::string> distinct;
+  for (const Entry& e : entries) distinct.insert(e.key);
+
+  RunResult r = RunTool("filter --json --probes=50000 " + Shell(path));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json file = FirstFile(r.out);
+  EXPECT_EQ(file["filter"]["policy"].get<std::string>(), kRibbonPolicyName);
+  EXPECT_EQ(file["filter"]["kind"].get<std::string>(), "ribbon");
+  EXPECT_TRUE(file["filter"]["trusted"].get<bool>());
+  const double bits = file["filter"]["bits_per_key"].get<double>();
+  EXPECT_GT(bits, 6);
+  EXPECT_LT(bits, 8);  // The blocked filter needs ~10 for this FPR.
+  EXPECT_TRUE(file["health"].is_null());  // Bits and block loads: blocked only.
+  EXPECT_EQ(file["keys"]["distinct_hashes"].get<double>(), distinct.size());
+  EXPECT_EQ(file["keys"]["false_negatives"].get<double>(), 0);
+  const double model = file["fpr"]["model"].get<double>();
+  EXPECT_GT(model, 0.005);
+  EXPECT_LE(model, 0.0101);
+  const double measured = file["fpr"]["measured"]["fpr"].get<double>();
+  EXPECT_GT(measured, model / 2);
+  EXPECT_LT(measured, model * 2);
+
+  r = RunTool("filter --probes=2000 --range-probes=0 " + Shell(path));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* row : {"kind               ribbon\n", "bits/key           ",
+                          "(Ribbon model, dependent keys included)",
+                          "; 0 false negatives\n", "measured outside the key range"}) {
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+  }
+  r = RunTool("verify --json " + Shell(path));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(FirstFile(r.out)["filter_keys_checked"].get<double>(), distinct.size());
 }
 
 // ---------------------------------------------------------------- damage

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/bloom_math.h"
+#include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/filter/simd.h"
 #include "src/util/random.h"
 
@@ -38,15 +39,53 @@ std::unique_ptr<char[]> MakeKeys(uint64_t n, char set) {
   return keys;
 }
 
-}  // namespace
+// The options' error (it names the field), with the flags that set them.
+absl::Status BadFlags(const char* kind, const absl::Status& status) {
+  return absl::InvalidArgumentError(absl::StrCat("bad --bits_per_key or --target_fpr for --filter=",
+                                                 kind, ": ", status.message()));
+}
 
-absl::Status RunFilterDemo(const FilterDemoOptions& options) {
-  BlockedBloomOptions filter_options;
-  filter_options.bits_per_key = options.bits_per_key;
-  filter_options.target_fpr = options.target_fpr;
-  auto builder = BlockedBloomBuilder::Create(filter_options);
-  if (!builder.ok()) return builder.status();
+// The filter's shape, and what its model predicts, one kind at a time.
+void PrintShape(const BlockedBloomReader& reader) {
+  const FilterGeometry& g = reader.geometry();
+  std::printf("filter size          %llu bytes (%.2f MiB), %llu blocks of 64 bytes\n",
+              static_cast<unsigned long long>(g.serialized_size()), g.serialized_size() / 1048576.0,
+              static_cast<unsigned long long>(g.num_blocks));
+  std::printf("bits per key         %.3f (k = %d probes per key)\n", g.bits_per_key(),
+              g.num_probes);
+}
 
+void PrintPrediction(const BlockedBloomReader& reader) {
+  const FilterGeometry& g = reader.geometry();
+  std::printf(
+      "  predicted          %.4f%% blocked model; %.4f%% mean-fill bound; "
+      "%.4f%% standard Bloom formula\n",
+      100 * g.predicted_fpr(), 100 * BlockedBloomFprMeanFill(g.bits_per_key(), g.num_probes),
+      100 * StandardBloomFpr(g.bits_per_key(), g.num_probes));
+}
+
+void PrintShape(const RibbonReader& reader) {
+  const RibbonGeometry& g = reader.geometry();
+  std::printf("filter size          %llu bytes (%.2f MiB), %llu segments of 64 slots\n",
+              static_cast<unsigned long long>(g.serialized_size()), g.serialized_size() / 1048576.0,
+              static_cast<unsigned long long>(g.num_segments));
+  std::printf("bits per key         %.3f (r = %d result bits per slot, %d from segment %llu)\n",
+              g.bits_per_key(), g.num_columns, g.num_columns + 1,
+              static_cast<unsigned long long>(g.upper_start));
+}
+
+void PrintPrediction(const RibbonReader& reader) {
+  const RibbonGeometry& g = reader.geometry();
+  std::printf(
+      "  predicted          %.4f%% Ribbon model (dependent keys included); "
+      "%.4f%% bound for this memory (2^-bits/key)\n",
+      100 * g.predicted_fpr(), 100 * std::exp2(-g.bits_per_key()));
+}
+
+// Builds with `builder` (three times), then measures the reader of type
+// Reader on present and absent keys and prints the report.
+template <typename Reader, typename Builder>
+absl::Status BuildAndMeasure(Builder& builder, const FilterDemoOptions& options) {
   const uint64_t n = options.num_keys, absent_n = options.num_absent;
   std::printf("== One filter: %llu random 16-byte keys, SIMD target %s ==\n",
               static_cast<unsigned long long>(n), ActiveSimdTarget().c_str());
@@ -66,8 +105,8 @@ absl::Status RunFilterDemo(const FilterDemoOptions& options) {
   absl::StatusOr<std::string> filter;
   for (int round = 0; round < kBuilds; ++round) {
     const Clock::time_point start = Clock::now();
-    for (uint64_t i = 0; i < n; ++i) builder->AddKey(key(present, i));
-    absl::StatusOr<std::string> built = builder->Finish();
+    for (uint64_t i = 0; i < n; ++i) builder.AddKey(key(present, i));
+    absl::StatusOr<std::string> built = builder.Finish();
     build_ns[round] = NanosPer(start, n);
     if (!built.ok()) return built.status();
     if (round > 0 && *built != *filter) {
@@ -76,9 +115,9 @@ absl::Status RunFilterDemo(const FilterDemoOptions& options) {
     filter = std::move(built);
   }
 
-  auto reader = BlockedBloomReader::Open(*filter);
+  absl::StatusOr<Reader> reader = Reader::Open(*filter);
   if (!reader.ok()) return reader.status();
-  const FilterGeometry& g = reader->geometry();
+  const HashSpec spec = reader->geometry().hash;
 
   uint64_t present_misses = 0;
   Clock::time_point start = Clock::now();
@@ -95,7 +134,7 @@ absl::Status RunFilterDemo(const FilterDemoOptions& options) {
   // Batched: hash first (once per key, as a multi-file lookup would), then
   // probe 128 hashes per call.
   std::vector<uint64_t> hashes(absent_n);
-  for (uint64_t i = 0; i < absent_n; ++i) hashes[i] = KeyHash(key(absent, i));
+  for (uint64_t i = 0; i < absent_n; ++i) hashes[i] = KeyHash(key(absent, i), spec);
   std::unique_ptr<bool[]> answers(new bool[absent_n]);
   start = Clock::now();
   for (uint64_t i = 0; i < absent_n; i += 128) {
@@ -107,22 +146,14 @@ absl::Status RunFilterDemo(const FilterDemoOptions& options) {
   for (uint64_t i = 0; i < absent_n; ++i) batch_fp += answers[i];
 
   const double measured = static_cast<double>(false_positives) / absent_n;
-  std::printf("filter size          %llu bytes (%.2f MiB), %llu blocks of 64 bytes\n",
-              static_cast<unsigned long long>(g.serialized_size()), g.serialized_size() / 1048576.0,
-              static_cast<unsigned long long>(g.num_blocks));
-  std::printf("bits per key         %.3f (k = %d probes per key)\n", g.bits_per_key(),
-              g.num_probes);
+  PrintShape(*reader);
   std::printf(
       "false positives      %.4f%% measured on %llu absent keys "
       "(%llu hits; +-%.4f%% at 2 sigma)\n",
       100 * measured, static_cast<unsigned long long>(absent_n),
       static_cast<unsigned long long>(false_positives),
       200 * std::sqrt(measured * (1 - measured) / absent_n));
-  std::printf(
-      "  predicted          %.4f%% blocked model; %.4f%% mean-fill bound; "
-      "%.4f%% standard Bloom formula\n",
-      100 * g.predicted_fpr(), 100 * BlockedBloomFprMeanFill(g.bits_per_key(), g.num_probes),
-      100 * StandardBloomFpr(g.bits_per_key(), g.num_probes));
+  PrintPrediction(*reader);
   std::printf("present keys missed  %llu of %llu (must be 0)\n",
               static_cast<unsigned long long>(present_misses), static_cast<unsigned long long>(n));
   std::printf(
@@ -139,6 +170,32 @@ absl::Status RunFilterDemo(const FilterDemoOptions& options) {
         "and single answers differ");
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<FilterKind> ParseFilterKind(std::string_view name) {
+  if (name == "bloom") return FilterKind::kBloom;
+  if (name == "ribbon") return FilterKind::kRibbon;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--filter must be bloom or ribbon, got '", std::string(name), "'"));
+}
+
+absl::Status RunFilterDemo(const FilterDemoOptions& options) {
+  if (options.kind == FilterKind::kRibbon) {
+    RibbonOptions filter_options;
+    filter_options.bits_per_key = options.bits_per_key;
+    filter_options.target_fpr = options.target_fpr;
+    absl::StatusOr<RibbonBuilder> builder = RibbonBuilder::Create(filter_options);
+    if (!builder.ok()) return BadFlags("ribbon", builder.status());
+    return BuildAndMeasure<RibbonReader>(*builder, options);
+  }
+  BlockedBloomOptions filter_options;
+  filter_options.bits_per_key = options.bits_per_key;
+  filter_options.target_fpr = options.target_fpr;
+  absl::StatusOr<BlockedBloomBuilder> builder = BlockedBloomBuilder::Create(filter_options);
+  if (!builder.ok()) return BadFlags("bloom", builder.status());
+  return BuildAndMeasure<BlockedBloomReader>(*builder, options);
 }
 
 }  // namespace demo

@@ -4,13 +4,22 @@
 #define LSMBLOOM_TOOLS_FILTER_DEMO_H_
 
 #include <cstdint>
+#include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace lsmbloom {
 namespace demo {
 
+// Which filter the demo builds (--filter).
+enum class FilterKind { kBloom, kRibbon };
+
+// "bloom" or "ribbon"; InvalidArgument naming the flag for anything else.
+absl::StatusOr<FilterKind> ParseFilterKind(std::string_view name);
+
 struct FilterDemoOptions {
+  FilterKind kind = FilterKind::kBloom;
   uint64_t num_keys = 2000000;
   uint64_t num_absent = 4000000;
   double bits_per_key = 10.0;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "lsmbloom/filter/ribbon_policy.h"
 #include "lsmbloom/lookup/filter_budget.h"
 #include "lsmbloom/lookup/lookup.h"
 #include "lsmbloom/table/table.h"
@@ -77,18 +78,33 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
   } else if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     return absl::InvalidArgumentError(absl::StrCat("cannot create ", dir));
   }
+  if (options.ribbon && options.filter_budget) {
+    return absl::InvalidArgumentError(
+        "--filter_budget sizes blocked Bloom filters (its model is theirs): use it with "
+        "--filter=bloom");
+  }
   const uint64_t n = options.num_keys;
   std::printf("== An LSM tree: %llu keys in 4 levels of table files under %s ==\n",
               static_cast<unsigned long long>(n), dir.c_str());
 
-  BlockedBloomOptions filter_options;
-  filter_options.bits_per_key = options.bits_per_key;
+  absl::StatusOr<std::shared_ptr<const FilterPolicy>> uniform_policy;
+  if (options.ribbon) {
+    RibbonOptions ribbon_options;
+    ribbon_options.bits_per_key = options.bits_per_key;
+    uniform_policy = NewRibbonPolicy(ribbon_options);
+  } else {
+    BlockedBloomOptions filter_options;
+    filter_options.bits_per_key = options.bits_per_key;
+    uniform_policy = NewBlockedBloomPolicy(filter_options);
+  }
   TableOptions uniform_options;
-  absl::StatusOr<std::shared_ptr<const FilterPolicy>> uniform_policy =
-      NewBlockedBloomPolicy(filter_options);
   if (!uniform_policy.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("bad --bits_per_key: ", uniform_policy.status().message()));
+  }
+  if (options.ribbon) {
+    std::printf("Ribbon filters at %.1f bits/key in every level (--filter=ribbon)\n",
+                options.bits_per_key);
   }
   uniform_options.filter_policy = *std::move(uniform_policy);
 
@@ -195,10 +211,16 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
   absl::StatusOr<FilterAllocation> uniform = UniformFilterAllocation(shapes, uniform_bits);
   absl::StatusOr<FilterAllocation> best =
       AllocateFilterMemory(shapes, static_cast<double>(stats.total_filter_bytes));
+  // The budget models blocked filters: with Ribbon ones, what blocked ones
+  // would do in the same memory.
   std::printf(
-      "false-positive block reads per absent lookup: %.4f seen, %.4f predicted;\n"
-      "  the same memory (%.2f bits/key) uniform: %.4f predicted, budgeted: %.4f "
-      "predicted\n",
+      options.ribbon
+          ? "false-positive block reads per absent lookup: %.4f seen, %.4f predicted;\n"
+            "  blocked Bloom filters in the same memory (%.2f bits/key) uniform: %.4f "
+            "predicted, budgeted: %.4f predicted\n"
+          : "false-positive block reads per absent lookup: %.4f seen, %.4f predicted;\n"
+            "  the same memory (%.2f bits/key) uniform: %.4f predicted, budgeted: %.4f "
+            "predicted\n",
       absent_stats.false_positives_per_lookup(), absent_stats.PredictedFalsePositiveReads(),
       uniform_bits, uniform.ok() ? uniform->expected_cost : -1.0,
       best.ok() ? best->expected_cost : -1.0);

@@ -19,6 +19,9 @@ struct LsmDemoOptions {
   // Split the memory bits_per_key would take in every level across the
   // levels by filter_budget.h instead (off: the same bits/key everywhere).
   bool filter_budget = false;
+  // Ribbon filters (bits_per_key of them) instead of blocked Bloom ones.
+  // The budget models blocked filters: not with filter_budget.
+  bool ribbon = false;
   std::string dir;  // Where the table files go; a fresh temp dir if empty.
 };
 

@@ -96,15 +96,17 @@ const std::vector<Command>& Commands() {
        SIZE_MAX},
       {"filter",
        "PATH...",
-       "filter health: fill, keys per block, predicted and measured FPR",
-       "Reads every entry to recompute the keys the filter was built from, places each\n"
-       "in its filter block, and prints the fraction of bits set, the spread of keys per\n"
-       "block (with a histogram next to a Poisson spread of the same mean), and\n"
-       "false-positive rates: the model's, the one the actual fill predicts, and ones\n"
-       "measured on --probes generated keys outside the key range, --range-probes keys\n"
-       "inside it, and the keys of --keys-from; every probe is first verified absent by\n"
-       "an unfiltered lookup. Exits 1 if the filter is corrupt or rules out a key the\n"
-       "table holds.",
+       "filter kind, bits/key, health, predicted and measured FPR",
+       "Prints the filter's kind (blocked bloom, ribbon, classic bloom) and bits/key;\n"
+       "reads every entry to recompute the keys the filter was built from and counts\n"
+       "those it rules out; for a blocked Bloom filter places each in its filter block,\n"
+       "and prints the fraction of bits set, the spread of keys per block (with a\n"
+       "histogram next to a Poisson spread of the same mean); then false-positive\n"
+       "rates: the model's (Bloom or Ribbon), the one a blocked filter's fill predicts,\n"
+       "and ones measured on --probes generated keys outside the key range,\n"
+       "--range-probes keys inside it, and the keys of --keys-from; every probe is first\n"
+       "verified absent by an unfiltered lookup. Exits 1 if the filter is corrupt or\n"
+       "rules out a key the table holds.",
        {"probes", "range_probes", "keys_from"},
        1,
        SIZE_MAX},

@@ -114,6 +114,19 @@ absl::StatusOr<FilterHealth> AnalyzeBlockedFilter(const InspectedTable& t, Progr
   return h;
 }
 
+absl::StatusOr<FilterKeyCheck> CheckFilterKeys(const InspectedTable& t, Progress* progress) {
+  const FilterView& f = t.filter();
+  const FilterReader& reader = *f.reader();
+  FilterKeyCheck c;
+  absl::StatusOr<std::vector<uint64_t>> hashes =
+      FilterKeyHashes(t, *reader.hash_spec(), progress, &c.entries);
+  if (!hashes.ok()) return hashes.status();
+  c.distinct_hashes = hashes->size();
+  c.keys_complete = f.prefix_extractor().empty() || f.prefixes_reproducible();
+  for (uint64_t hash : *hashes) c.false_negatives += !reader.HashMayMatch(hash);
+  return c;
+}
+
 // ---------------------------------------------------------------- probes
 
 namespace {

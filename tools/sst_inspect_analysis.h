@@ -51,6 +51,18 @@ struct FilterHealth {
 // REQUIRES: t.filter().blocked().
 absl::StatusOr<FilterHealth> AnalyzeBlockedFilter(const InspectedTable& t, Progress* progress);
 
+// For filters other than the blocked one that place keys by a hash (Ribbon,
+// classic): the keys the builder was given, recomputed, against the filter.
+struct FilterKeyCheck {
+  uint64_t entries = 0;
+  uint64_t distinct_hashes = 0;
+  bool keys_complete = true;     // False if prefixes could not be recomputed.
+  uint64_t false_negatives = 0;  // Recomputed keys the filter rules out.
+};
+
+// REQUIRES: t.filter().reader() with a hash_spec().
+absl::StatusOr<FilterKeyCheck> CheckFilterKeys(const InspectedTable& t, Progress* progress);
+
 // The probe keys: "sst_inspect.probe." and 16 hex digits, fixed per index.
 std::string ProbeKey(uint64_t i);
 

@@ -76,6 +76,9 @@ uint64_t ForEachTable(const Options& o, const char* command, const std::vector<I
 // Shared by props and filter: the filter object, and its text summary.
 Json FilterJson(const FilterView& f);
 void PrintFilterSummary(const FilterView& f);
+// The filter's kind by its policy: "blocked bloom", "ribbon", "classic
+// bloom", or "other" (a policy this build does not have).
+std::string FilterKind(const FilterView& f);
 // "whole keys and prefixes (lsmbloom.FixedPrefix.3)".
 std::string FilterContents(const FilterView& f);
 // Why a filter is not used: corrupt, or unreadable by this build.

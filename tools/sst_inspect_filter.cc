@@ -21,6 +21,7 @@ namespace {
 
 struct FilterReport {
   std::optional<FilterHealth> health;    // Blocked Bloom filters only.
+  std::optional<FilterKeyCheck> keys;    // Other filters that hash keys (Ribbon).
   std::optional<ProbeResult> outside;    // Unless --probes=0.
   std::optional<ProbeResult> inside;     // Unless --range-probes=0.
   std::optional<ProbeResult> from_file;  // With --keys-from.
@@ -29,6 +30,10 @@ struct FilterReport {
 
 std::string Problem(const FilterView& f, const FilterReport& r) {
   if (f.damaged()) return absl::StrCat("filter untrusted: ", f.status().message());
+  if (r.keys.has_value() && r.keys->false_negatives > 0) {
+    return absl::StrCat("the filter rules out ", r.keys->false_negatives,
+                        " keys the table holds (false negatives)");
+  }
   if (!r.health.has_value()) return "";
   const FilterHealth& h = *r.health;
   if (h.false_negatives > 0) {
@@ -54,6 +59,11 @@ absl::StatusOr<FilterReport> Analyze(const Options& o, const InputFile& file,
     absl::StatusOr<FilterHealth> h = AnalyzeBlockedFilter(t, &progress);
     if (!h.ok()) return h.status();
     r.health = *h;
+  } else if (f.reader() != nullptr && f.reader()->hash_spec() != nullptr) {
+    Progress progress(o.style.progress, "filter " + file.shown + ": keys", entries, "entries");
+    absl::StatusOr<FilterKeyCheck> c = CheckFilterKeys(t, &progress);
+    if (!c.ok()) return c.status();
+    r.keys = *c;
   }
   if (f.reader() != nullptr) {
     auto measure = [&](const char* what, uint64_t n,
@@ -119,6 +129,17 @@ void PrintHealth(const FilterView& f, const FilterHealth& h) {
   PrintHistogram(h.histogram);
 }
 
+void PrintKeyCheck(const FilterView& f, const FilterKeyCheck& c) {
+  std::string keys =
+      absl::StrCat(c.distinct_hashes, " distinct, recomputed from ", c.entries, " entries");
+  if (!c.keys_complete) {
+    absl::StrAppend(&keys, " (whole keys only: prefixes of ", f.prefix_extractor(),
+                    " cannot be recomputed by this tool)");
+  }
+  absl::StrAppend(&keys, "; ", c.false_negatives, " false negatives");
+  Row("keys", keys);
+}
+
 void PrintMeasured(const char* what, const ProbeResult& p) {
   Row("", absl::StrFormat("%s %s (%u of %u probes), 95%% interval %s .. %s", what, Percent(p.fpr),
                           p.false_positives, p.absent, Percent(p.low), Percent(p.high)));
@@ -136,13 +157,18 @@ void PrintText(const InputFile& file, const InspectedTable& t, const FilterRepor
     Row("status", FilterNotUsed(f));
     return;
   }
+  Row("kind", FilterKind(f));
   Row("parameters", f.reader()->Describe());
+  Row("bits/key", absl::StrFormat("%.3f", f.reader()->bits_per_key()));
   if (r.health.has_value()) {
     PrintHealth(f, *r.health);
   } else {
+    if (r.keys.has_value()) PrintKeyCheck(f, *r.keys);
     Row("bits, loads", "not shown: only for blocked Bloom filters");
   }
-  Row("fpr", absl::StrCat("model ", Percent(f.reader()->predicted_fpr()), " at this geometry"));
+  Row("fpr", absl::StrCat("model ", Percent(f.reader()->predicted_fpr()), " at this geometry",
+                          FilterKind(f) == "ribbon" ? " (Ribbon model, dependent keys included)"
+                                                    : ""));
   if (r.health.has_value()) {
     Row("", absl::StrCat("from fill ", Percent(r.health->fpr_from_fill),
                          " (mean over blocks of fill^k)"));
@@ -203,6 +229,13 @@ Json ReportJson(const InputFile& file, const InspectedTable& t, const FilterRepo
                                            {"max", h.load_max},
                                            {"stddev", h.load_stddev},
                                            {"histogram", bins}}}};
+  }
+  j["keys"] = nullptr;
+  if (r.keys.has_value()) {
+    j["keys"] = Json{{"entries", r.keys->entries},
+                     {"distinct_hashes", r.keys->distinct_hashes},
+                     {"keys_complete", r.keys->keys_complete},
+                     {"false_negatives", r.keys->false_negatives}};
   }
   j["fpr"] = nullptr;
   if (t.filter().reader() != nullptr) {

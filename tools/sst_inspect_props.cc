@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "lsmbloom/filter/ribbon_policy.h"
 #include "tools/sst_inspect_commands.h"
 
 namespace lsmbloom {
@@ -144,6 +145,13 @@ struct Totals {
 
 }  // namespace
 
+std::string FilterKind(const FilterView& f) {
+  if (f.policy() == kBlockedBloomPolicyName) return "blocked bloom";
+  if (f.policy() == kRibbonPolicyName) return "ribbon";
+  if (f.policy() == kClassicBloomPolicyName) return "classic bloom";
+  return "other";
+}
+
 std::string FilterContents(const FilterView& f) {
   std::string what = f.whole_keys() ? "whole keys" : "";
   if (!f.prefix_extractor().empty()) {
@@ -176,6 +184,7 @@ Json FilterJson(const FilterView& f) {
   if (f.policy().empty()) return nullptr;
   Json j;
   j["policy"] = EscapeBytes(f.policy());
+  j["kind"] = FilterKind(f);
   j["size"] = f.size();
   j["whole_keys"] = f.whole_keys();
   j["prefix_extractor"] = EscapeBytes(f.prefix_extractor());

@@ -233,6 +233,22 @@ stopped=$(wc -l <"$TEST_TMPDIR/stopped") skipped=$(wc -l <"$TEST_TMPDIR/skipped"
 cmp -s "$TEST_TMPDIR/stopped" <(head -n "$stopped" "$TEST_TMPDIR/whole") ||
   fail "what scan listed before the damage is not the start of the right answer"
 
+# --filter=ribbon is recorded: later commands without it keep writing
+# Ribbon filters, and every table's filter is read and used.
+rdir="$TEST_TMPDIR/ribbon"
+"$kv" --dir="$rdir" --filter=ribbon --memtable_bytes=20000 bulk-load 5000 >/dev/null ||
+  fail "bulk-load --filter=ribbon exited with $?"
+"$kv" --dir="$rdir" --memtable_bytes=20000 bulk-load 5000 >/dev/null || fail "bulk-load exited with $?"
+"$kv" --dir="$rdir" manifest >"$TEST_TMPDIR/manifest" || fail "manifest exited with $?"
+grep -q "^ribbon_from_level 0 " "$TEST_TMPDIR/manifest" ||
+  fail "--filter=ribbon not recorded: $(cat "$TEST_TMPDIR/manifest")"
+"$kv" --dir="$rdir" stats >"$TEST_TMPDIR/stats" || fail "stats exited with $?"
+grep -q "no usable filter" "$TEST_TMPDIR/stats" && fail "Ribbon filters unused: $(cat "$TEST_TMPDIR/stats")"
+"$kv" help put | grep -q -- "--ribbon_from_level" || fail "put --help lacks --ribbon_from_level"
+expect_error "--filter must be bloom or ribbon, got 'cuckoo'" -- --dir="$rdir" --filter=cuckoo put k v
+expect_error "ribbon_from_level must be in \[-1, 6\], got 9" -- --dir="$rdir" --ribbon_from_level=9 put k v
+expect_error "not both" -- --dir="$rdir" --filter=bloom --ribbon_from_level=2 put k v
+
 expect_error "no command given" -- --dir="$dir"
 expect_error "unknown command 'frob'" -- --dir="$dir" frob
 expect_error "usage: kvstore --dir=DIR put KEY VALUE" -- --dir="$dir" put k

@@ -69,6 +69,11 @@ absl::Status DumpManifest(const std::string& dir, std::FILE* out) {
                              manifest->version == 1 ? " (no table sizes or ids recorded)" : "",
                              manifest->next_file_number, manifest->last_sequence,
                              manifest->log_number));
+  if (manifest->ribbon_from_level >= 0) {
+    Print(out, absl::StrFormat("ribbon_from_level %d (new tables of levels %d and deeper get "
+                               "Ribbon filters)\n",
+                               manifest->ribbon_from_level, manifest->ribbon_from_level));
+  }
   absl::Status first_error;
   for (int level = 0; level < lsmbloom::kNumLevels; ++level) {
     std::vector<ManifestFile> files;

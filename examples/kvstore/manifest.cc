@@ -63,6 +63,9 @@ std::string EncodeManifest(const Manifest& manifest) {
   absl::StrAppend(&text, "next_file_number ", manifest.next_file_number, "\n");
   absl::StrAppend(&text, "last_sequence ", manifest.last_sequence, "\n");
   absl::StrAppend(&text, "log_number ", manifest.log_number, "\n");
+  if (manifest.ribbon_from_level >= 0) {
+    absl::StrAppend(&text, "ribbon_from_level ", manifest.ribbon_from_level, "\n");
+  }
   for (const ManifestFile& f : manifest.files) {
     absl::StrAppend(&text, "file ", f.level, " ", f.number, " size=", f.file_size, " id=",
                     absl::Hex(f.unique_id, absl::kZeroPad16), "\n");
@@ -104,6 +107,11 @@ absl::StatusOr<Manifest> DecodeManifest(std::string_view text) {
       have_sequence = true;
     } else if (w.size() == 2 && w[0] == "log_number" && ParseNumber(w[1], &a)) {
       manifest.log_number = a;
+    } else if (w.size() == 2 && w[0] == "ribbon_from_level" && ParseNumber(w[1], &a)) {
+      if (a >= static_cast<uint64_t>(lsmbloom::kNumLevels)) {
+        return Corrupt(line_number, line, "level out of range");
+      }
+      manifest.ribbon_from_level = static_cast<int>(a);
     } else if (w.size() == (v2 ? 5u : 3u) && w[0] == "file" && ParseNumber(w[1], &a) &&
                ParseNumber(w[2], &b) &&
                (!v2 || (ParseField(w[3], "size=", &size) && ParseHexId(w[4], &id)))) {

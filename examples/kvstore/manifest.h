@@ -7,6 +7,7 @@
 //   next_file_number 12
 //   last_sequence 3456
 //   log_number 13
+//   ribbon_from_level 2
 //   file 0 11 size=40960 id=8f3a0c1d22e4b790
 //   file 1 7 size=2101248 id=05d1e6c3a9f87b12
 //   end
@@ -59,6 +60,10 @@ struct Manifest {
   // hold writes to replay. Absent from manifests written before the store
   // had a log: 0, every log is replayed.
   uint64_t log_number = 0;
+  // New tables of this level and deeper get Ribbon filters (-1: none; the
+  // line is written only when >= 0, so stores without Ribbon filters keep
+  // manifests older builds read).
+  int ribbon_from_level = -1;
   std::vector<ManifestFile> files;
 };
 

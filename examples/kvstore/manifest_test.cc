@@ -34,6 +34,22 @@ TEST(ManifestTest, RoundTrips) {
     EXPECT_EQ(back->files[i].unique_id, m.files[i].unique_id);
   }
   EXPECT_NE(EncodeManifest(m).find("file 0 41 size=100 id=fedcba9876543210\n"), std::string::npos);
+  EXPECT_EQ(back->ribbon_from_level, -1);  // Not written: older builds read it.
+  EXPECT_EQ(EncodeManifest(m).find("ribbon"), std::string::npos);
+}
+
+TEST(ManifestTest, RibbonFromLevelRoundTripsAndOutOfRangeIsRejected) {
+  Manifest m;
+  m.next_file_number = 5;
+  m.ribbon_from_level = 3;
+  absl::StatusOr<Manifest> back = DecodeManifest(EncodeManifest(m));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->ribbon_from_level, 3);
+  std::string text = EncodeManifest(m);
+  text.replace(text.find("ribbon_from_level 3"), 19, "ribbon_from_level 7");
+  absl::StatusOr<Manifest> bad = DecodeManifest(text);
+  EXPECT_TRUE(absl::IsDataLoss(bad.status()));
+  EXPECT_NE(bad.status().message().find("level out of range"), std::string::npos) << bad.status();
 }
 
 TEST(ManifestTest, VersionOneManifestReadsWithNothingRecorded) {

@@ -30,6 +30,12 @@ absl::Status ValidateOptions(const StoreOptions& o) {
       return absl::InvalidArgumentError("level_bits_per_key entries must be in [0, 100]");
     }
   }
+  if (o.ribbon_from_level.has_value() &&
+      !(*o.ribbon_from_level >= -1 && *o.ribbon_from_level < lsmbloom::kNumLevels)) {
+    return absl::InvalidArgumentError(absl::StrCat("ribbon_from_level must be in [-1, ",
+                                                   lsmbloom::kNumLevels - 1, "], got ",
+                                                   *o.ribbon_from_level));
+  }
   if (o.l0_compaction_trigger < 1) {
     return absl::InvalidArgumentError("l0_compaction_trigger must be at least 1");
   }
@@ -296,6 +302,7 @@ absl::Status Store::SaveManifest() const {
   manifest.next_file_number = next_file_number_;
   manifest.last_sequence = last_sequence_;
   manifest.log_number = log_number_;
+  manifest.ribbon_from_level = ribbon_from_level_;
   for (const auto& level : tables_.files()) {
     for (const TableFile& f : level) {
       manifest.files.push_back(

@@ -75,6 +75,14 @@ struct StoreOptions {
   // default): table_options.filter_policy everywhere. Ignored when
   // filter_budget_bits_per_key is set.
   std::vector<double> level_bits_per_key;
+  // New tables of this level and deeper get Ribbon filters
+  // (lsmbloom/filter/ribbon_policy.h) instead of blocked Bloom ones: of the
+  // FPR the level's bits/key gives a blocked filter (10 bits/key when none
+  // is set), in about 30% less memory. 0: every level; -1: none. Recorded
+  // in the MANIFEST; nullopt (the default) keeps what it records (none for
+  // a new store). Tables already written keep their filters until
+  // compaction rewrites them; every kind stays readable.
+  std::optional<int> ribbon_from_level;
   // When the write-ahead log is synced: before each write returns (the
   // default), every so often, or never (wal.h).
   WalSync wal_sync;
@@ -175,6 +183,9 @@ class Store {
   const MemTable::Entry* FindInMemtable(std::string_view key) const { return mem_.Find(key); }
   // What Open() replayed from each log, and any torn tail it dropped.
   const std::vector<std::string>& recovery_notes() const { return recovery_notes_; }
+  // The first level whose new tables get Ribbon filters (-1: none), as
+  // StoreOptions::ribbon_from_level or the MANIFEST set it.
+  int ribbon_from_level() const { return ribbon_from_level_; }
 
  private:
   // A table file being written; it appears under its name only once
@@ -236,6 +247,8 @@ class Store {
   uint64_t wal_number_ = 0;
   // Logs numbered below this are in tables; recorded in the MANIFEST.
   uint64_t log_number_ = 0;
+  // StoreOptions::ribbon_from_level, resolved; recorded in the MANIFEST.
+  int ribbon_from_level_ = -1;
   absl::Status log_error_;  // Set by a failed append; ends writing.
   std::vector<std::string> recovery_notes_;
   uint64_t last_sequence_ = 0;

@@ -8,6 +8,8 @@
 #include "absl/strings/str_format.h"
 #include "file_util.h"
 #include "filenames.h"
+#include "lsmbloom/filter/bloom_math.h"
+#include "lsmbloom/filter/ribbon_policy.h"
 #include "lsmbloom/table/table.h"
 #include "merging_iterator.h"
 #include "store.h"
@@ -282,17 +284,29 @@ absl::Status Store::Compact(int level, std::vector<TableFile> inputs, bool allow
 
 namespace {
 
-// A blocked filter at `bits_per_key`, or none at 0 (the budget gives the
-// level nothing); an error for bits/key the filter cannot take.
-absl::Status SetFilter(double bits_per_key, lsmbloom::TableOptions* options) {
+// What DefaultFilterPolicy() spends, for Ribbon levels given no bits/key.
+constexpr double kDefaultBitsPerKey = 10;
+
+// A blocked filter at `bits_per_key`, or with `ribbon` a Ribbon filter of
+// the FPR those bits give a blocked one; none at 0 (the budget gives the
+// level nothing). An error for bits/key the filter cannot take.
+absl::Status SetFilter(double bits_per_key, bool ribbon, lsmbloom::TableOptions* options) {
   if (bits_per_key <= 0) {
     options->filter_policy = nullptr;
     return absl::OkStatus();
   }
-  lsmbloom::BlockedBloomOptions filter;
-  filter.bits_per_key = bits_per_key;
-  absl::StatusOr<std::shared_ptr<const lsmbloom::FilterPolicy>> policy =
-      lsmbloom::NewBlockedBloomPolicy(filter);
+  absl::StatusOr<std::shared_ptr<const lsmbloom::FilterPolicy>> policy;
+  if (ribbon) {
+    lsmbloom::RibbonOptions filter;
+    const double fpr = lsmbloom::BlockedBloomFpr(
+        bits_per_key, lsmbloom::OptimalBlockedProbes(bits_per_key));
+    filter.target_fpr = std::clamp(fpr, 1e-9, 0.5);  // The range Ribbon takes.
+    policy = lsmbloom::NewRibbonPolicy(filter);
+  } else {
+    lsmbloom::BlockedBloomOptions filter;
+    filter.bits_per_key = bits_per_key;
+    policy = lsmbloom::NewBlockedBloomPolicy(filter);
+  }
   if (!policy.ok()) return policy.status();
   options->filter_policy = *std::move(policy);
   return absl::OkStatus();
@@ -303,10 +317,13 @@ absl::Status SetFilter(double bits_per_key, lsmbloom::TableOptions* options) {
 absl::StatusOr<lsmbloom::TableOptions> Store::OptionsForLevel(
     int level, const std::vector<lsmbloom::LevelFilterShape>& shapes) const {
   lsmbloom::TableOptions options = options_.table_options;
+  const bool ribbon = ribbon_from_level_ >= 0 && level >= ribbon_from_level_;
   if (options_.filter_budget_bits_per_key <= 0) {
     const std::vector<double>& bits = options_.level_bits_per_key;
-    if (bits.empty()) return options;
-    absl::Status s = SetFilter(bits[std::min<size_t>(level, bits.size() - 1)], &options);
+    if (bits.empty() && (!ribbon || options.filter_policy == nullptr)) return options;
+    absl::Status s = SetFilter(
+        bits.empty() ? kDefaultBitsPerKey : bits[std::min<size_t>(level, bits.size() - 1)],
+        ribbon, &options);
     if (!s.ok()) return s;
     return options;
   }
@@ -316,7 +333,7 @@ absl::StatusOr<lsmbloom::TableOptions> Store::OptionsForLevel(
   // one come, the budget's own average is a safe answer.
   absl::Status s = SetFilter(split.ok() ? split->levels[level].bits_per_key
                                         : std::min(30.0, options_.filter_budget_bits_per_key),
-                             &options);
+                             ribbon, &options);
   if (!s.ok()) return s;
   return options;
 }

@@ -35,6 +35,7 @@ absl::Status Store::Recover() {
                          ") but no MANIFEST; not creating a store over them"));
       }
     }
+    ribbon_from_level_ = options_.ribbon_from_level.value_or(-1);
     absl::Status s = SaveManifest();
     if (!s.ok()) return s;
     RemoveLeftovers(*names);  // Temporaries of an earlier attempt.
@@ -47,6 +48,7 @@ absl::Status Store::Recover() {
   next_file_number_ = manifest->next_file_number;
   last_sequence_ = manifest->last_sequence;
   log_number_ = manifest->log_number;
+  ribbon_from_level_ = options_.ribbon_from_level.value_or(manifest->ribbon_from_level);
 
   lsmbloom::VersionEdit edit;
   for (const ManifestFile& f : manifest->files) {
@@ -73,6 +75,12 @@ absl::Status Store::Recover() {
   }
   absl::Status s = tables_.Apply(edit);
   if (!s.ok()) return absl::DataLossError(absl::StrCat("MANIFEST: ", s.message()));
+  // A new choice of filter is recorded now, so that the next open keeps it
+  // even if nothing is written before.
+  if (!options_.read_only && ribbon_from_level_ != manifest->ribbon_from_level) {
+    s = SaveManifest();
+    if (!s.ok()) return s;
+  }
 
   // Logs the MANIFEST does not rule out, oldest first. A log is created
   // before the MANIFEST that counts past its number is written, so make

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_format.h"
 #include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/ribbon_policy.h"
 #include "src/filter/filter_probe.h"
 
 namespace lsmbloom {
@@ -117,7 +118,9 @@ std::shared_ptr<const FilterPolicy> DefaultFilterPolicy() {
 }
 
 std::vector<std::shared_ptr<const FilterPolicy>> BuiltinFilterPolicies() {
-  return {DefaultFilterPolicy(), *NewClassicBloomPolicy(10)};
+  // Readers need no options (each filter describes itself), so the
+  // defaults serve every Ribbon table, whatever it was written with.
+  return {DefaultFilterPolicy(), *NewClassicBloomPolicy(10), *NewRibbonPolicy(RibbonOptions())};
 }
 
 }  // namespace lsmbloom

@@ -8,8 +8,9 @@
 // bytes it returns an error from NewReader, and the table then filters
 // nothing (every answer "maybe") and reports why.
 //
-// Built in: the cache-line-blocked Bloom filter (the product) and a classic
-// unblocked Bloom filter (the accuracy reference). A store may implement its
+// Built in: the cache-line-blocked Bloom filter (the product), a classic
+// unblocked Bloom filter (the accuracy reference) and the Ribbon filter
+// (ribbon_policy.h: fewer bits for the same FPR). A store may implement its
 // own policy; nothing in the library needs to change for that, and lookups
 // across many tables (lookup.h) probe its filters through this interface,
 // hashing each key once per HashSpec, on the same path as the built-in ones.
@@ -113,8 +114,9 @@ absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewClassicBloomPolicy(double
 // TableOptions writes unless told otherwise. Never null.
 std::shared_ptr<const FilterPolicy> DefaultFilterPolicy();
 
-// Every built-in policy, with default options: what a table reader loads
-// filters with when TableReadOptions names no policies. A reader needs no
+// Every built-in policy (blocked, classic, Ribbon), with default options:
+// what a table reader loads filters with when TableReadOptions names no
+// policies. A reader needs no
 // options: each filter describes itself.
 std::vector<std::shared_ptr<const FilterPolicy>> BuiltinFilterPolicies();
 

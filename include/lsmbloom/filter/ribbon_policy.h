@@ -1,9 +1,11 @@
 // The Ribbon filter (ribbon.h) as a FilterPolicy, so tables can carry it.
 //
 // Tables record the policy's name, kRibbonPolicyName, with the filter; a
-// table reader loads Ribbon filters when its TableReadOptions list this
-// policy (any RibbonOptions will do: the filter describes itself). A reader
-// without it opens such a table and answers correctly, without filtering.
+// table reader loads Ribbon filters with the built-in policies
+// (BuiltinFilterPolicies(), the default), or when its TableReadOptions list
+// this policy (any RibbonOptions will do: the filter describes itself). A
+// reader given a list without it opens such a table and answers correctly,
+// without filtering.
 
 #ifndef LSMBLOOM_FILTER_RIBBON_POLICY_H_
 #define LSMBLOOM_FILTER_RIBBON_POLICY_H_

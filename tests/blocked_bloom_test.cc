@@ -111,6 +111,43 @@ TEST(BlockedBloomTest, AddKeysBuildsWhatAddKeyBuildsAcrossCallsAndRefills) {
   EXPECT_EQ(*in_calls, one_by_one);
 }
 
+TEST(BlockedBloomTest, AddHashesBuildsWhatAddHashBuildsAcrossCallsAndRefills) {
+  // Versions of one key in a row, some across the boundary between calls.
+  const auto distinct = testutil::MakeKeys(KeyShape::kRandom16, 6, 300000);
+  std::vector<uint64_t> hashes;
+  for (size_t i = 0; i < distinct.size(); ++i) {
+    hashes.insert(hashes.end(), 1 + i % 3, KeyHash(distinct[i]));
+  }
+  auto one_by_one = BlockedBloomBuilder::Create();
+  ASSERT_TRUE(one_by_one.ok());
+  for (const uint64_t h : hashes) one_by_one->AddHash(h);
+  const absl::StatusOr<std::string> expected = one_by_one->Finish();
+  ASSERT_TRUE(expected.ok());
+
+  // A new thread has no spare buffer from the build above, so the builder's
+  // buffer grows several times inside AddHashes calls.
+  size_t buffered = 0;
+  absl::StatusOr<std::string> in_calls;
+  std::thread([&] {
+    auto builder = BlockedBloomBuilder::Create();
+    ASSERT_TRUE(builder.ok());
+    builder->AddHashes(nullptr, 0);
+    size_t start = 0;
+    // Calls of 0 to 100000 hashes, with a single AddHash between them.
+    for (size_t call = 0; start < hashes.size(); ++call) {
+      const size_t n = std::min(hashes.size() - start, (call * 7919) % 100001);
+      builder->AddHashes(hashes.data() + start, n);
+      start += n;
+      if (start < hashes.size()) builder->AddHash(hashes[start++]);
+    }
+    buffered = builder->num_buffered();
+    in_calls = builder->Finish();
+  }).join();
+  EXPECT_EQ(buffered, distinct.size());
+  ASSERT_TRUE(in_calls.ok()) << in_calls.status();
+  EXPECT_EQ(*in_calls, *expected);
+}
+
 TEST(BlockedBloomTest, RepeatsFarApartAreCountedAndStillMatch) {
   const auto keys = testutil::MakeKeys(KeyShape::kRandom16, 1, 10000);
   std::vector<std::string> repeated;

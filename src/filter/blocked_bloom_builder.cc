@@ -120,14 +120,17 @@ void BlockedBloomBuilder::AddKey(std::string_view key) {
   AddHash(internal::KeyHashFast(key, options_.hash.seed));
 }
 
-void BlockedBloomBuilder::AddKeyChunk(const std::string_view* keys, size_t n) {
-  const uint64_t seed = options_.hash.seed;
+// The loop of AddKeyChunk and AddHashes: the buffer's cursor and the last
+// hash stay in registers, which a caller's loop of AddHash cannot keep
+// (growing the buffer is a call that may change them).
+template <typename HashOf>
+void BlockedBloomBuilder::AddEach(size_t n, HashOf hash_of) {
   uint64_t* next = next_;
   uint64_t* end = end_;
   uint64_t last_hash = last_hash_;
   bool has_last_hash = has_last_hash_;
   for (size_t i = 0; i < n; ++i) {
-    const uint64_t hash = internal::KeyHashFast(keys[i], seed);
+    const uint64_t hash = hash_of(i);
     if (IsAdjacentRepeat(hash, last_hash, has_last_hash)) continue;
     if (next == end) {
       next_ = next;
@@ -140,6 +143,15 @@ void BlockedBloomBuilder::AddKeyChunk(const std::string_view* keys, size_t n) {
   next_ = next;
   last_hash_ = last_hash;
   has_last_hash_ = has_last_hash;
+}
+
+void BlockedBloomBuilder::AddKeyChunk(const std::string_view* keys, size_t n) {
+  const uint64_t seed = options_.hash.seed;
+  AddEach(n, [keys, seed](size_t i) { return internal::KeyHashFast(keys[i], seed); });
+}
+
+void BlockedBloomBuilder::AddHashes(const uint64_t* hashes, size_t n) {
+  AddEach(n, [hashes](size_t i) { return hashes[i]; });
 }
 
 void BlockedBloomBuilder::Refill() {

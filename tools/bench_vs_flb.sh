@@ -37,7 +37,7 @@ mkdir -p "$out/raw"
 bash tools/setup.sh
 bazel build //bench:filter_bench
 
-speed='^BM_(Build_(Lsmbloom|Flb|FlbPortable)/[0-9]+|BuildAddKeys_Lsmbloom/[0-9]+'
+speed='^BM_(Build_(Lsmbloom|Flb|FlbPortable)/[0-9]+|Build(AddKeys|InlineHashChunks)_Lsmbloom/[0-9]+'
 speed+='|Query(Absent|Present)Key_(Lsmbloom|LsmbloomInline|LsmbloomAvx2Site|LsmbloomAvx512Site|Flb)/[0-9]+'
 speed+='|QueryAbsentHash_(Lsmbloom|LsmbloomInline|LsmbloomAvx2Site|LsmbloomAvx512Site|Flb|FlbPortable)/[0-9]+'
 speed+='|QueryAbsentBatch_(Lsmbloom|Flb)/[0-9]+/(8|32|128)'

@@ -363,6 +363,8 @@ def flb_section(plain, per_target):
         variants = [(measure, measure)]
         if measure == "Build":
             variants.append(("BuildAddKeys", "Build, one AddKeys call"))
+            variants.append(("BuildInlineHashChunks",
+                             "Build, KeyHashInline + AddHashes (opt-in tier)"))
         for mine_measure, label in variants:
             cells = []
             for mine in ("Lsmbloom", "LsmbloomAvx2Site", "LsmbloomAvx512Site", "LsmbloomInline"):

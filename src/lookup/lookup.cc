@@ -371,13 +371,9 @@ absl::Status TableSet::Impl::Get(std::string_view key, LookupResult* result) con
   const uint64_t hash = KeyHash(key);
   StackScratch<const BlockedBloomView*, 32> views(n);
   StackScratch<bool, 32> maybe(n);
-  bool any_own = false;
-  for (size_t j = 0; j < n; ++j) {
-    views[j] = &candidates[j]->filter;
-    any_own |= candidates[j]->step == FilterStep::kOwn;
-  }
+  for (size_t j = 0; j < n; ++j) views[j] = &candidates[j]->filter;
   if (n != 0) ProbeEach(views.data(), n, hash, maybe.data());
-  if (any_own) {
+  if (v->any_own_filter) {
     for (size_t j = 0; j < n; ++j) {
       if (candidates[j]->step == FilterStep::kOwn) maybe[j] = candidates[j]->own->MayMatch(key, hash);
     }
@@ -452,7 +448,6 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::Impl::MultiGet(
 
     // 1. Every key's candidates, and their probes.
     uint32_t num_pairs = 0;
-    bool any_own = false;
     for (size_t i = 0; i < n; ++i) {
       KeyPlan& plan = plans[i];
       plan.first = num_pairs;
@@ -464,7 +459,6 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::Impl::MultiGet(
       for (uint32_t c = 0; c < plan.count; ++c) {
         views[num_pairs + c] = &candidates[c]->filter;
         view_hashes[num_pairs + c] = hashes[i];
-        any_own |= candidates[c]->step == FilterStep::kOwn;
       }
       num_pairs += plan.count;
     }
@@ -473,7 +467,7 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::Impl::MultiGet(
     // in flight; then the filters probed through their own readers.
     bool* pair_maybe = maybe.Get(num_pairs);
     if (num_pairs != 0) ProbePairs(views, view_hashes, num_pairs, pair_maybe);
-    if (any_own) {
+    if (v->any_own_filter) {
       for (size_t i = 0; i < n; ++i) {
         const KeyPlan& plan = plans[i];
         for (uint32_t c = 0; c < plan.count; ++c) {

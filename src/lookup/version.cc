@@ -45,6 +45,7 @@ void Version::Index(const LookupOptions& options) {
     }
   }
   const size_t from = common_prefix.size();
+  any_own_filter = false;
   for (int level = 0; level < kNumLevels; ++level) {
     const bool allowed =
         options.use_filters && !(options.skip_last_level_filters && level == last_nonempty_level);
@@ -67,6 +68,7 @@ void Version::Index(const LookupOptions& options) {
       } else {
         m.step = FilterStep::kOwn;
         m.own = &probe;
+        any_own_filter = true;
       }
       m.predicted_fpr = consulted ? probe.reader->predicted_fpr() : 0;
       m.filter = m.step == FilterStep::kBatch ? probe.blocked : kMatchAllView;

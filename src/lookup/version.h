@@ -69,6 +69,10 @@ struct Version {
   // Level 0 newest first; levels >= 1 by smallest key.
   std::array<std::vector<TableFile>, kNumLevels> levels;
   int last_nonempty_level = -1;
+  // Some file's filter is probed through its own reader (FilterStep::kOwn):
+  // lookups then look at each candidate's step; otherwise they need not
+  // touch a candidate's FileMeta before the batch probe does.
+  bool any_own_filter = false;
 
   // Rebuilds everything below from `levels`. Call after any change to them.
   void Index(const LookupOptions& options);

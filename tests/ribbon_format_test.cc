@@ -174,7 +174,7 @@ TEST(RibbonFormatTest, UnknownVersionHashOrWidthIsInvalidArgument) {
 }
 
 TEST(RibbonFormatTest, ReservedBytesMustBeZero) {
-  for (size_t at = 52; at < 56; ++at) {
+  for (size_t at = 53; at < 56; ++at) {
     std::string bad = SampleFilter();
     bad[at] = 1;
     Reseal(bad);
@@ -202,6 +202,26 @@ TEST(RibbonFormatTest, MeasuredDependentFractionIsReadAndEntersTheModel) {
   EXPECT_DOUBLE_EQ(g.predicted_fpr(),
                    RibbonFpr(g.num_columns, g.upper_fraction(), 1.0 / 1024));
   EXPECT_GT(g.predicted_fpr(), plain.predicted_fpr());
+}
+
+TEST(RibbonFormatTest, LayoutSeedIsReadAndMovesEveryStart) {
+  std::string filter = SampleFilter();
+  filter[52] = 3;
+  Reseal(filter);
+  auto reader = RibbonReader::Open(filter);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_EQ(reader->geometry().layout_seed, 3);
+  EXPECT_EQ(reader->view().start_multiplier, internal::RibbonStartMultiplier(3));
+  EXPECT_EQ(internal::RibbonStartMultiplier(0), 1u);
+  EXPECT_EQ(internal::RibbonStartMultiplier(3) % 2, 1u);
+  // The same hash starts elsewhere under seed 3 (for all but a few).
+  int moved = 0;
+  for (uint64_t h : SplitMixHashes(100)) {
+    const uint64_t n = reader->view().num_starts;
+    moved += internal::RibbonStart(h, n) !=
+             internal::RibbonStart(h * internal::RibbonStartMultiplier(3), n);
+  }
+  EXPECT_GT(moved, 50);
 }
 
 TEST(RibbonFormatTest, InconsistentGeometryIsRefused) {

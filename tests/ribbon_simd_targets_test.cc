@@ -89,5 +89,41 @@ TEST_F(RibbonSimdTargetsTest, PrefetchingBatchesAnswerAsTheReference) {
   }
 }
 
+// A filter laid out with a nonzero seed (its keys' band saturated with seed
+// 0, ribbon_fpr_test): built alike and probed alike on every target.
+TEST_F(RibbonSimdTargetsTest, ASeededLayoutIsBuiltAndProbedAlikeOnEveryTarget) {
+  std::vector<uint64_t> present(1000000);
+  for (size_t i = 0; i < present.size(); ++i) {
+    present[i] = testutil::SplitMix64(i * 7 + 1 + (uint64_t{4} << 40));
+  }
+  const std::vector<uint64_t> probes = Hashes(5, 100000);
+  RibbonOptions options;
+  options.target_fpr = 0.01;
+  auto build = [&] {
+    auto builder = RibbonBuilder::Create(options);
+    for (uint64_t h : present) builder->AddHash(h);
+    return *builder->Finish();
+  };
+  ASSERT_TRUE(PinSimdTarget("best").ok());
+  const std::string filter = build();
+  ASSERT_NE(RibbonReader::Open(filter)->geometry().layout_seed, 0);
+  for (const std::string& name : AvailableSimdTargets()) {
+    ASSERT_TRUE(PinSimdTarget(name).ok());
+    EXPECT_EQ(build(), filter) << name;
+    auto reader = RibbonReader::Open(filter);
+    ASSERT_TRUE(reader.ok());
+    std::unique_ptr<bool[]> batch(new bool[probes.size()]);
+    reader->MayMatchBatch(probes, absl::MakeSpan(batch.get(), probes.size()));
+    size_t diffs = 0, misses = 0;
+    for (size_t i = 0; i < probes.size(); ++i) {
+      const bool reference = internal::RibbonMayMatch(reader->view(), probes[i]);
+      diffs += (batch[i] != reference) + (reader->MayMatchHash(probes[i]) != reference);
+    }
+    for (uint64_t h : present) misses += !reader->MayMatchHash(h);
+    EXPECT_EQ(diffs, 0u) << name;
+    EXPECT_EQ(misses, 0u) << name;
+  }
+}
+
 }  // namespace
 }  // namespace lsmbloom

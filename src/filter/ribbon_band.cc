@@ -136,13 +136,22 @@ void SortRibbonHashes(const uint64_t* hashes, size_t n, uint64_t* sorted) {
 // to hundreds of such equations.
 constexpr uint64_t kDeepPivot = 120;
 
-size_t BandRibbon(const uint64_t* hashes, size_t n, uint64_t num_starts, RibbonRow* band,
-                  std::vector<uint64_t>* saturated_starts) {
+uint64_t InverseMultiplier(uint64_t m) {
+  // Newton's iteration doubles the correct low bits: m * m == 1 mod 8 gives
+  // 3, five steps 96 >= 64.
+  uint64_t x = m;
+  for (int i = 0; i < 5; ++i) x *= 2 - m * x;
+  return x;
+}
+
+size_t BandRibbon(const uint64_t* placed, size_t n, uint64_t start_multiplier,
+                  uint64_t num_starts, RibbonRow* band, std::vector<uint64_t>* saturated_starts) {
   saturated_starts->clear();
+  const uint64_t unplace = InverseMultiplier(start_multiplier);
   size_t saturated = 0;
   for (size_t i = 0; i < n; ++i) {
-    const uint64_t hash = hashes[i];
-    const uint64_t start = RibbonStart(hash, num_starts);
+    const uint64_t hash = placed[i] * unplace;
+    const uint64_t start = RibbonStart(placed[i], num_starts);
     uint64_t slot = start;
     const RibbonCoeffs c = RibbonCoefficients(hash);
     RibbonRow row = (static_cast<RibbonRow>(c.hi) << 64) | c.lo;

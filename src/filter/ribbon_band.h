@@ -43,15 +43,21 @@ class RibbonScratch {
   void* data_ = nullptr;
 };
 
-// The hashes in ascending order (so by start): `sorted` holds n.
+// The values in ascending order: `sorted` holds n.
 void SortRibbonHashes(const uint64_t* hashes, size_t n, uint64_t* sorted);
 
-// Bands the equations of n sorted hashes into `band` (num_starts + 127
-// slots, zero on entry). Returns how many equations show the band
-// saturated around them (vanished, or pivoted 120 or more slots past their
-// start); their starts, the first 2^16 of them, go into `saturated_starts`.
-size_t BandRibbon(const uint64_t* hashes, size_t n, uint64_t num_starts, RibbonRow* band,
-                  std::vector<uint64_t>* saturated_starts);
+// The odd x with m * x == 1 (mod 2^64), for odd m: undoes a layout's
+// start multiplier.
+uint64_t InverseMultiplier(uint64_t m);
+
+// Bands the equations of n keys into `band` (num_starts + 127 slots, zero
+// on entry), given their placed hashes (hash * start_multiplier, ribbon_
+// layout.h) in ascending order, so by start. Returns how many equations
+// show the band saturated around them (vanished, or pivoted 120 or more
+// slots past their start); their starts, the first 2^16 of them, go into
+// `saturated_starts`.
+size_t BandRibbon(const uint64_t* placed, size_t n, uint64_t start_multiplier,
+                  uint64_t num_starts, RibbonRow* band, std::vector<uint64_t>* saturated_starts);
 
 // d of a band BandRibbon reported `saturated` equations for, in units of
 // 2^-32 (rounded up), measured on sampled absent equations.

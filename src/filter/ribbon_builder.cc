@@ -34,8 +34,8 @@ using internal::RibbonScratch;
 constexpr int kPlanSteps = 13;
 constexpr double kPlanStep = 0.005;
 
-// Re-banding after a saturated band (Finish): each adds this much slack, at
-// most this many times.
+// Banding again after a saturated band (Finish), at most this many times:
+// with another layout seed, and every second time this much more slack.
 constexpr int kMaxReBandings = 8;
 constexpr double kReBandStep = 0.0025;
 // Band memory reserved, as a multiple of the first band's: room for the
@@ -229,8 +229,9 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
     return filter;
   }
   {
-    // Sorted by value is sorted by start, and makes the bytes independent
-    // of the order keys arrived in.
+    // Placed hashes (layout 0: the hashes themselves) sorted by value are
+    // sorted by start, and make the bytes independent of the order keys
+    // arrived in.
     RibbonScratch sorted(n * sizeof(uint64_t));
     size_t runs = 0;
     hashes_->Drain([&](const uint64_t* run, size_t count) {
@@ -240,13 +241,30 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
       internal::SortRibbonHashes(run, count, sorted.as<uint64_t>());
     });
     (void)runs;
-    // Band. Where the band shows a saturated stretch, measure its d and size
-    // its columns for it; band again with more slack (the same hashes,
-    // starts spread over more slots) while a band without such a stretch
-    // would beat the best so far, at most kMaxReBandings times. A cluster of
-    // starts often survives the wider bands, so the best band may be an
-    // earlier one: it is banded again (the same band) and kept, its d
-    // recorded in the filter. Construction never fails.
+    // Another layout's placed hashes, sorted in turn: from the sorted ones
+    // of the last layout, through one multiplier (undo the last, apply the
+    // new), into spare memory and back sorted.
+    uint8_t sorted_seed = 0;
+    std::unique_ptr<RibbonScratch> spare;
+    auto lay_out = [&](uint8_t seed) {
+      if (seed == sorted_seed) return;
+      if (spare == nullptr) spare = std::make_unique<RibbonScratch>(n * sizeof(uint64_t));
+      const uint64_t m = internal::InverseMultiplier(internal::RibbonStartMultiplier(sorted_seed)) *
+                         internal::RibbonStartMultiplier(seed);
+      const uint64_t* from = sorted.as<uint64_t>();
+      uint64_t* to = spare->as<uint64_t>();
+      for (size_t i = 0; i < n; ++i) to[i] = from[i] * m;
+      internal::SortRibbonHashes(to, n, sorted.as<uint64_t>());
+      sorted_seed = seed;
+    };
+    // Band. Where the band shows a saturated stretch (starts clustered
+    // beyond what the band holds), measure its d and size its columns for
+    // it; then, while a band without such a stretch would beat the best so
+    // far, at most kMaxReBandings times, band again: first with another
+    // layout seed at the same slack (the keys' starts laid out anew, where
+    // the cluster is gone), then with more slack too, every second time.
+    // The best band is kept (banded again if it was an earlier one), its d
+    // and seed recorded in the filter. Construction never fails.
     //
     // The band's memory is reserved with room for the wider bands (mapped
     // pages cost nothing until touched) and cleared between attempts: a
@@ -255,6 +273,12 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
     size_t reserved = static_cast<size_t>(g.num_slots() * kBandReserve) * sizeof(RibbonRow);
     auto band = std::make_unique<RibbonScratch>(reserved);  // Zero: every slot empty.
     std::vector<uint64_t> saturated_starts;
+    auto band_with = [&](const RibbonGeometry& layout) {
+      lay_out(layout.layout_seed);
+      return internal::BandRibbon(sorted.as<uint64_t>(), n,
+                                  internal::RibbonStartMultiplier(layout.layout_seed),
+                                  layout.num_starts(), band->as<RibbonRow>(), &saturated_starts);
+    };
     auto band_again = [&](const RibbonGeometry& next) {
       const size_t used = g.num_slots() * sizeof(RibbonRow);
       if (next.num_slots() * sizeof(RibbonRow) <= reserved) {
@@ -264,11 +288,11 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
         band = std::make_unique<RibbonScratch>(reserved);
       }
       g = next;
-      return internal::BandRibbon(sorted.as<uint64_t>(), n, g.num_starts(), band->as<RibbonRow>(),
-                                  &saturated_starts);
+      return band_with(g);
     };
-    size_t saturated = internal::BandRibbon(sorted.as<uint64_t>(), n, g.num_starts(),
-                                            band->as<RibbonRow>(), &saturated_starts);
+    size_t saturated = band_with(g);
+    const double first_overhead = static_cast<double>(g.num_slots()) / n - 1.0;
+    RibbonGeometry same_slack = g;  // The plan at the current slack.
     RibbonGeometry best;
     for (int attempt = 0;; ++attempt) {
       if (saturated > 0) {
@@ -279,10 +303,15 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
       const bool is_best = attempt == 0 || Better(g, best, options_);
       if (is_best) best = g;
       if (saturated > 0 && attempt < kMaxReBandings) {
-        const double overhead = static_cast<double>(g.num_slots()) / n - 1.0;
-        absl::StatusOr<RibbonGeometry> wider = PlanWithSlack(n, options_, overhead + kReBandStep);
-        if (wider.ok() && Better(*wider, best, options_)) {
-          saturated = band_again(*wider);
+        const int next_attempt = attempt + 1;
+        absl::StatusOr<RibbonGeometry> next = same_slack;
+        if (next_attempt % 2 == 0) {
+          next = PlanWithSlack(n, options_, first_overhead + kReBandStep * (next_attempt / 2));
+        }
+        if (next.ok()) next->layout_seed = static_cast<uint8_t>(next_attempt);
+        if (next.ok() && Better(*next, best, options_)) {
+          same_slack = *next;
+          saturated = band_again(*next);
           continue;
         }
       }

@@ -25,7 +25,8 @@ constexpr size_t kKeysAt = 24;            // 8 bytes
 constexpr size_t kUpperStartAt = 32;      // 8 bytes
 constexpr size_t kSolutionSumAt = 40;     // 8 bytes, XXH3-64 of the solution
 constexpr size_t kDependentAt = 48;       // 4 bytes, measured d in units of 2^-32
-constexpr size_t kReservedAt = 52;        // 4 bytes, zero
+constexpr size_t kLayoutSeedAt = 52;      // 1 byte
+constexpr size_t kReservedAt = 53;        // 3 bytes, zero
 constexpr size_t kHeaderChecksumAt = 56;  // 8 bytes, XXH3-64 of bytes [0, 56)
 
 absl::Status Corrupt(const std::string& what) {
@@ -50,6 +51,7 @@ void EncodeRibbonHeader(const RibbonGeometry& g, uint8_t* header) {
   EncodeFixed64(header + kKeysAt, g.num_keys);
   EncodeFixed64(header + kUpperStartAt, g.upper_start);
   EncodeFixed32(header + kDependentAt, g.measured_dependent);
+  header[kLayoutSeedAt] = g.layout_seed;
   EncodeFixed64(header + kSolutionSumAt,
                 Checksum64(header + kRibbonHeaderBytes, g.solution_bytes()));
   EncodeFixed64(header + kHeaderChecksumAt, Checksum64(header, kHeaderChecksumAt));
@@ -90,6 +92,7 @@ absl::StatusOr<RibbonGeometry> DecodeRibbon(std::string_view filter, bool verify
   g.num_keys = DecodeFixed64(h + kKeysAt);
   g.upper_start = DecodeFixed64(h + kUpperStartAt);
   g.measured_dependent = DecodeFixed32(h + kDependentAt);
+  g.layout_seed = h[kLayoutSeedAt];
   if (g.num_columns < 1 || g.num_columns > kRibbonMaxColumns) {
     return Corrupt(absl::StrCat("r = ", g.num_columns, " columns is outside [1, ",
                                 kRibbonMaxColumns, "]"));

@@ -111,7 +111,7 @@ HWY_INLINE bool Probe(const RibbonView& v, uint64_t total_words, uint64_t hash) 
   (void)total_words;
   return RibbonMayMatch(v, hash);
 #else
-  const uint64_t start = RibbonStart(hash, v.num_starts);
+  const uint64_t start = RibbonStart(hash * v.start_multiplier, v.num_starts);
   const uint64_t segment = start / kRibbonSegmentSlots;
   const unsigned shift = static_cast<unsigned>(start % kRibbonSegmentSlots);
   const uint64_t cols = v.num_columns, upper = v.upper_start;
@@ -158,8 +158,9 @@ HWY_INLINE void PlaceLanes(const RibbonView& v, uint64_t total_words, const uint
   const D d;
   const hn::Repartition<uint32_t, D> d32;
   const auto h = hn::LoadU(d, hashes);
-  // start = ((h >> 32) * num_starts) >> 32, both factors below 2^32.
-  const auto product = hn::MulEven(hn::BitCast(d32, hn::ShiftRight<32>(h)),
+  // start = ((placed >> 32) * num_starts) >> 32, both factors below 2^32.
+  const auto placed = hn::Mul(h, hn::Set(d, v.start_multiplier));
+  const auto product = hn::MulEven(hn::BitCast(d32, hn::ShiftRight<32>(placed)),
                                    hn::BitCast(d32, hn::Set(d, v.num_starts)));
   const auto start = hn::ShiftRight<32>(product);
   const auto segment = hn::ShiftRight<6>(start);

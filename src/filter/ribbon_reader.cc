@@ -16,6 +16,7 @@ absl::StatusOr<RibbonReader> RibbonReader::Open(std::string_view filter, bool ve
   reader.view_.words =
       reinterpret_cast<const uint64_t*>(filter.data() + internal::kRibbonHeaderBytes);
   reader.view_.num_starts = geometry->num_starts();
+  reader.view_.start_multiplier = internal::RibbonStartMultiplier(geometry->layout_seed);
   reader.view_.upper_start = geometry->upper_start;
   reader.view_.num_columns = static_cast<uint32_t>(geometry->num_columns);
   reader.total_words_ = geometry->solution_words();

@@ -18,7 +18,7 @@ namespace internal {
 // is one in any column, true (maybe) if it is zero in all of them.
 inline bool RibbonMayMatch(const RibbonView& v, uint64_t hash) {
   if (v.num_starts == 0) return false;
-  const uint64_t start = RibbonStart(hash, v.num_starts);
+  const uint64_t start = RibbonStart(hash * v.start_multiplier, v.num_starts);
   const uint64_t segment = start / kRibbonSegmentSlots;
   const unsigned shift = static_cast<unsigned>(start % kRibbonSegmentSlots);
   const RibbonCoeffs c = RibbonCoefficients(hash);

@@ -86,6 +86,9 @@ struct RibbonGeometry {
   // saturated stretch (RibbonBuilder::Finish); 0 when banding showed none,
   // and then the model's value applies (ribbon_math.h).
   uint32_t measured_dependent = 0;
+  // Which start multiplier lays keys out (ribbon_layout.h); 0 unless the
+  // band saturated with the layouts before it.
+  uint8_t layout_seed = 0;
   HashSpec hash;
 
   uint64_t num_slots() const { return num_segments * internal::kRibbonSegmentSlots; }
@@ -171,6 +174,7 @@ class RibbonBuilder {
 struct RibbonView {
   const uint64_t* words = nullptr;  // Possibly unaligned: read with memcpy.
   uint64_t num_starts = 0;          // 0: an empty filter, which matches nothing.
+  uint64_t start_multiplier = 1;    // RibbonStartMultiplier(layout seed).
   uint64_t upper_start = 0;
   uint32_t num_columns = 1;
 };

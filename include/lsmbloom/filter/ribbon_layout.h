@@ -17,15 +17,20 @@
 // constant changes the bytes of every filter and needs a new format version.
 //
 //   num_starts = num_slots - 127
-//   start      = ((hash >> 32) * num_starts) >> 32          multiply-shift
+//   placed     = hash * m                                   mod 2^64
+//   start      = ((placed >> 32) * num_starts) >> 32        multiply-shift
 //   c          = (Remix(hash ^ kCoeffSeedHi) << 64) | Remix(hash ^ kCoeffSeedLo) | 1
 //
 // (128 bits; the two halves are mixed independently, so a probe computes
-// them in parallel).
+// them in parallel). m = RibbonStartMultiplier(layout seed), an odd constant
+// the filter names (seed 0: m = 1, the hash's high half unchanged): a
+// builder whose band saturated where starts cluster lays the same keys out
+// anew with another seed, where they do not.
 //
 // The first coefficient is always one, so the equation's pivot is its start
-// slot. The start comes from the high half of the hash unchanged, so hashes
-// sorted by value are sorted by start: the builder bands them in that order.
+// slot. Starts follow the placed hashes' order, so the builder sorts by
+// placed hash (m is odd: multiplying is a bijection) and bands in that
+// order.
 //
 // Solution storage is interleaved: slots are grouped into segments of 64, and
 // segment b stores its r_b columns as r_b consecutive little-endian 64-bit
@@ -71,9 +76,15 @@ inline uint64_t RibbonRemix(uint64_t x) {
   return x;
 }
 
+// The start multiplier of layout seed `seed`: 1 for seed 0, else odd.
+inline uint64_t RibbonStartMultiplier(uint32_t seed) {
+  return seed == 0 ? 1 : RibbonRemix(seed * 0x9e3779b97f4a7c15ULL) | 1;
+}
+
+// The start of a placed hash (hash * RibbonStartMultiplier(seed)).
 // REQUIRES: 1 <= num_starts <= 2^32.
-inline uint64_t RibbonStart(uint64_t hash, uint64_t num_starts) {
-  return ((hash >> 32) * num_starts) >> 32;
+inline uint64_t RibbonStart(uint64_t placed, uint64_t num_starts) {
+  return ((placed >> 32) * num_starts) >> 32;
 }
 
 struct RibbonCoeffs {

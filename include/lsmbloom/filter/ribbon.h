@@ -124,8 +124,10 @@ absl::StatusOr<RibbonGeometry> PlanRibbon(uint64_t num_keys, const RibbonOptions
 // (their equation is the same). Memory: 8 bytes per key (up to 16 while the
 // buffer grows) until Finish; Finish then holds the buffered hashes sorted
 // (8 bytes per key, the buffer freed once they are copied) and the band, 16
-// bytes per slot (~16.8 per key): at most ~25 bytes per key of scratch
-// besides the output (~0.9 bytes per key at 1% FPR). Not thread-safe.
+// bytes per slot (~16.8 per key, room reserved for 2.5% more): ~25 bytes
+// per key of scratch besides the output (~0.9 bytes per key at 1% FPR),
+// ~33 when a saturated band has the keys laid out again (a second copy of
+// the sorted hashes). Not thread-safe.
 class RibbonBuilder {
  public:
   // InvalidArgument if the options are invalid.

@@ -52,9 +52,8 @@
 #define LSMBLOOM_LOOKUP_FILTER_BUDGET_H_
 
 #include <cstdint>
-#include <vector>
-
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"

@@ -35,22 +35,31 @@ void FreeLarge(void* data, size_t bytes);
 // pages on every filter).
 void* ReallocateLarge(void* data, size_t old_bytes, size_t kept, size_t new_bytes);
 
-// Zero-filled memory starting on a 64-byte boundary, from AllocateLarge
-// (huge pages for large buffers): where a filter's bits are set, so that no
-// block straddles two cache lines.
+// Zero-filled memory starting on a 64-byte boundary: where a filter's bits
+// are set, so that no block straddles two cache lines, and the Ribbon
+// builder's scratch. From `map_from` bytes on (by default AllocateLarge's
+// 32 MiB) it is mapped, huge-page aligned and advised, and zero without
+// being touched; below, from calloc. Throws std::bad_alloc when out of
+// memory, as operator new does.
 class ZeroedLines {
  public:
   explicit ZeroedLines(size_t bytes);
-  ~ZeroedLines() { FreeLarge(allocation_, allocated_bytes_); }
+  ZeroedLines(size_t bytes, size_t map_from);
+  ~ZeroedLines();
   ZeroedLines(const ZeroedLines&) = delete;
   ZeroedLines& operator=(const ZeroedLines&) = delete;
 
   uint8_t* data() const { return data_; }
+  template <typename T>
+  T* as() const {
+    return reinterpret_cast<T*>(data_);
+  }
 
  private:
   size_t allocated_bytes_;
-  void* allocation_;
-  uint8_t* data_;
+  bool mapped_ = false;
+  void* allocation_ = nullptr;
+  uint8_t* data_ = nullptr;
 };
 
 }  // namespace internal

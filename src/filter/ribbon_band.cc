@@ -5,14 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <new>
 #include <utility>
 #include <vector>
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include "lsmbloom/filter/ribbon_layout.h"
 #include "src/util/coding.h"
@@ -20,8 +14,6 @@
 namespace lsmbloom {
 namespace internal {
 namespace {
-
-constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
 
 // Measuring d on a band with saturated stretches (MeasureRibbonDependence): the
 // absent equations sampled near them (the dependent share among them is
@@ -63,33 +55,6 @@ bool DependsOnBand(const RibbonRow* band, uint64_t start, RibbonRow row) {
 }
 
 }  // namespace
-
-RibbonScratch::RibbonScratch(size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (bytes >= kHugePage) {
-    mapped_ = bytes + kHugePage;
-    void* p = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    mapping_ = p;
-    const uintptr_t at = (reinterpret_cast<uintptr_t>(p) + kHugePage - 1) & ~(kHugePage - 1);
-    data_ = reinterpret_cast<void*>(at);
-    madvise(data_, bytes, MADV_HUGEPAGE);  // Advice: without THP nothing changes.
-    return;
-  }
-#endif
-  data_ = std::calloc(bytes > 0 ? bytes : 1, 1);
-  if (data_ == nullptr) throw std::bad_alloc();
-}
-
-RibbonScratch::~RibbonScratch() {
-#if defined(__linux__)
-  if (mapping_ != nullptr) {
-    munmap(mapping_, mapped_);
-    return;
-  }
-#endif
-  std::free(data_);
-}
 
 // The hashes in ascending order: one counting pass on the top bits (about
 // four hashes per bucket), a scatter, and an insertion sort of each bucket.
@@ -144,8 +109,8 @@ uint64_t InverseMultiplier(uint64_t m) {
   return x;
 }
 
-size_t BandRibbon(const uint64_t* placed, size_t n, uint64_t start_multiplier,
-                  uint64_t num_starts, RibbonRow* band, std::vector<uint64_t>* saturated_starts) {
+size_t BandRibbon(const uint64_t* placed, size_t n, uint64_t start_multiplier, uint64_t num_starts,
+                  RibbonRow* band, std::vector<uint64_t>* saturated_starts) {
   saturated_starts->clear();
   const uint64_t unplace = InverseMultiplier(start_multiplier);
   size_t saturated = 0;

@@ -19,30 +19,6 @@ namespace internal {
 // A slot of the band: the pivot row placed there (bit t: slot + t), 0 if free.
 using RibbonRow = unsigned __int128;
 
-// Zero-filled scratch memory. From 2 MiB on it is mapped on a 2 MiB
-// boundary with huge pages requested: the builder writes every page of its
-// sorted hashes and band once, and in a VM each 4 KiB page fault costs
-// microseconds (measured here, malloc and memset of the band took about half
-// of a 10^6-key build). Throws std::bad_alloc when memory runs out, as
-// operator new does.
-class RibbonScratch {
- public:
-  explicit RibbonScratch(size_t bytes);
-  ~RibbonScratch();
-  RibbonScratch(const RibbonScratch&) = delete;
-  RibbonScratch& operator=(const RibbonScratch&) = delete;
-
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(data_);
-  }
-
- private:
-  size_t mapped_ = 0;
-  void* mapping_ = nullptr;
-  void* data_ = nullptr;
-};
-
 // The values in ascending order: `sorted` holds n.
 void SortRibbonHashes(const uint64_t* hashes, size_t n, uint64_t* sorted);
 
@@ -56,8 +32,8 @@ uint64_t InverseMultiplier(uint64_t m);
 // show the band saturated around them (vanished, or pivoted 120 or more
 // slots past their start); their starts, the first 2^16 of them, go into
 // `saturated_starts`.
-size_t BandRibbon(const uint64_t* placed, size_t n, uint64_t start_multiplier,
-                  uint64_t num_starts, RibbonRow* band, std::vector<uint64_t>* saturated_starts);
+size_t BandRibbon(const uint64_t* placed, size_t n, uint64_t start_multiplier, uint64_t num_starts,
+                  RibbonRow* band, std::vector<uint64_t>* saturated_starts);
 
 // d of a band BandRibbon reported `saturated` equations for, in units of
 // 2^-32 (rounded up), measured on sampled absent equations.

@@ -418,11 +418,13 @@ absl::StatusOr<LookupResult> Table::Get(std::string_view user_key) const {
 }
 
 absl::Status Table::Get(std::string_view user_key, LookupResult* result) const {
+  // One hash for the filter and the search (a data block's hash index).
+  const uint64_t hash = KeyHash(user_key);
   if (!rep_->whole_key_filter) {
-    return rep_->Search(user_key, KeyHash(user_key), false, true, nullptr, result);
+    return rep_->Search(user_key, hash, false, true, nullptr, result);
   }
-  if (rep_->counters.CountFilterAnswer(rep_->filter->KeyMayMatch(user_key))) {
-    return rep_->Search(user_key, KeyHash(user_key), true, true, nullptr, result);
+  if (rep_->counters.CountFilterAnswer(rep_->probe.MayMatch(user_key, hash))) {
+    return rep_->Search(user_key, hash, true, true, nullptr, result);
   }
   result->Reset();
   return absl::OkStatus();

@@ -76,6 +76,8 @@ set(LSMBLOOM_TABLE_SOURCES
 )
 
 set(LSMBLOOM_LOOKUP_SOURCES
+  src/lookup/candidate_filters.cc
+  src/lookup/candidate_filters.h
   src/lookup/filter_budget.cc
   src/lookup/filter_model.cc
   src/lookup/filter_model.h

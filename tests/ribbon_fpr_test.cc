@@ -142,6 +142,7 @@ TEST(RibbonFprTest, MeasuredDependenceMatchesTheBandsFalsePositives) {
   view.words = reinterpret_cast<const uint64_t*>(solution.data());
   view.num_starts = g.num_starts();
   view.upper_start = g.upper_start;
+  view.num_words = g.solution_words();
   view.num_columns = 32;
   for (const uint64_t h : hashes) ASSERT_TRUE(internal::RibbonMayMatch(view, h));
   const uint64_t probes = 4000000;

@@ -1,6 +1,6 @@
 // Every compiled SIMD target answers Ribbon probes exactly as the scalar
-// reference (internal::RibbonMayMatch), single and batched, for every column
-// count, with and without upper segments, including keys whose segments end
+// reference (internal::RibbonMayMatch), single, batched and across many
+// filters, for every column count, with and without upper segments, including keys whose segments end
 // the solution (the kernels' fallback), on filters built on another target.
 
 #include <memory>
@@ -86,6 +86,61 @@ TEST_F(RibbonSimdTargetsTest, PrefetchingBatchesAnswerAsTheReference) {
       diffs += batch[i] != internal::RibbonMayMatch(reader->view(), probes[i]);
     }
     EXPECT_EQ(diffs, 0u) << name;
+  }
+}
+
+// One key against many filters (a lookup's candidate files) and many
+// (filter, key) pairs (a batch of lookups), on every target: each answer as
+// the reference's for its own filter, with filters of every size (empty,
+// one key, keys in the last segments), column count and layout, more of
+// them than one group of the kernel, none of an added key's answers "no".
+TEST_F(RibbonSimdTargetsTest, ProbesAcrossManyFiltersAnswerAsTheReference) {
+  std::vector<std::vector<uint64_t>> added;
+  std::vector<std::string> filters;
+  for (size_t f = 0; f < 70; ++f) {
+    const size_t n = f % 7 == 0 ? 0 : f % 5 == 0 ? 1 : 50 + 97 * f;
+    added.push_back(Hashes(100 + f, n));
+    filters.push_back(Build(added.back(), 1.1 + 0.45 * static_cast<double>(f)));
+  }
+  const std::vector<uint64_t> probes = Hashes(6, 3000);
+  for (const std::string& name : AvailableSimdTargets()) {
+    ASSERT_TRUE(PinSimdTarget(name).ok());
+    std::vector<RibbonReader> readers;
+    std::vector<const RibbonView*> views;
+    for (const std::string& f : filters) readers.push_back(*RibbonReader::Open(f));
+    for (const RibbonReader& r : readers) views.push_back(&r.view());
+    std::unique_ptr<bool[]> out(new bool[views.size()]);
+    size_t each_diffs = 0, misses = 0;
+    for (uint64_t h : probes) {
+      RibbonProbeEach(views.data(), views.size(), h, out.get());
+      for (size_t f = 0; f < views.size(); ++f) {
+        each_diffs += out[f] != internal::RibbonMayMatch(*views[f], h);
+      }
+    }
+    for (size_t f = 0; f < views.size(); ++f) {
+      for (uint64_t h : added[f]) {
+        RibbonProbeEach(views.data(), views.size(), h, out.get());
+        misses += !out[f];
+      }
+    }
+    // Pairs: each probe (present and absent alike) against a filter of its own.
+    std::vector<const RibbonView*> pair_views;
+    std::vector<uint64_t> pair_hashes;
+    for (size_t i = 0; i < probes.size(); ++i) {
+      const size_t f = testutil::SplitMix64(i) % views.size();
+      pair_views.push_back(views[f]);
+      pair_hashes.push_back(added[f].empty() || i % 2 == 0 ? probes[i]
+                                                           : added[f][i % added[f].size()]);
+    }
+    std::unique_ptr<bool[]> pair_out(new bool[pair_views.size()]);
+    RibbonProbePairs(pair_views.data(), pair_hashes.data(), pair_views.size(), pair_out.get());
+    size_t pair_diffs = 0;
+    for (size_t i = 0; i < pair_views.size(); ++i) {
+      pair_diffs += pair_out[i] != internal::RibbonMayMatch(*pair_views[i], pair_hashes[i]);
+    }
+    EXPECT_EQ(each_diffs, 0u) << name;
+    EXPECT_EQ(misses, 0u) << name;
+    EXPECT_EQ(pair_diffs, 0u) << name;
   }
 }
 

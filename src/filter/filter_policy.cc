@@ -93,6 +93,10 @@ FilterProbe ProbeOf(const FilterReader* reader) {
     probe.kind = FilterProbe::Kind::kBlocked;
     probe.blocked = blocked->reader().view();
     probe.hash = blocked->reader().geometry().hash;
+  } else if (const RibbonReader* ribbon = RibbonReaderOf(reader)) {
+    probe.kind = FilterProbe::Kind::kRibbon;
+    probe.ribbon = ribbon->view();
+    probe.hash = ribbon->geometry().hash;
   } else if (const HashSpec* spec = reader->hash_spec()) {
     probe.kind = FilterProbe::Kind::kHashed;
     probe.hash = *spec;

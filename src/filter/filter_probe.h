@@ -2,10 +2,11 @@
 // when the table opens, so that a lookup across many files probes every
 // candidate's filter in one step on one path, whatever its policy.
 //
-// A built-in blocked Bloom filter hands over its bits (probed with many
-// others in one call, blocks in flight together: ProbeEach, ProbePairs);
-// any other reader is probed through FilterReader, with the key's hash when
-// the reader takes precomputed hashes, else with the key. Internal to the
+// A built-in blocked Bloom filter hands over its bits, and a built-in Ribbon
+// filter its solution (each kind probed with many others of its kind in one
+// call, their lines in flight together: ProbeEach, RibbonProbeEach and their
+// Pairs forms); any other reader is probed through FilterReader, with the
+// key's hash when the reader takes precomputed hashes, else with the key. Internal to the
 // library: the public FilterReader interface stays free of the blocked
 // filter's layout.
 
@@ -18,6 +19,7 @@
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/filter_policy.h"
 #include "lsmbloom/filter/key_hash.h"
+#include "lsmbloom/filter/ribbon.h"
 
 namespace lsmbloom {
 namespace internal {
@@ -26,17 +28,19 @@ struct FilterProbe {
   enum class Kind : uint8_t {
     kNone,     // No filter: every key may match.
     kBlocked,  // A blocked Bloom filter: `blocked` below, hashed by `hash`.
+    kRibbon,   // A Ribbon filter: `ribbon` below, hashed by `hash`.
     kHashed,   // reader->HashMayMatch(KeyHash(key, hash)).
     kKeyed,    // reader->KeyMayMatch(key).
   };
   Kind kind = Kind::kNone;
-  BlockedBloomView blocked;           // kBlocked.
-  HashSpec hash;                      // kBlocked, kHashed.
+  BlockedBloomView blocked;              // kBlocked.
+  RibbonView ribbon;                     // kRibbon.
+  HashSpec hash;                         // kBlocked, kRibbon, kHashed.
   const FilterReader* reader = nullptr;  // Every kind but kNone.
 
   // The answer for `key`, whose KeyHash with the default HashSpec is
-  // `default_hash`: on the reader's own path (a kBlocked filter through the
-  // blocked reader, as a batch would answer).
+  // `default_hash`: on the reader's own path (a kBlocked or kRibbon filter
+  // through its reader, as a batch would answer).
   bool MayMatch(std::string_view key, uint64_t default_hash) const {
     switch (kind) {
       case Kind::kNone:
@@ -51,6 +55,10 @@ struct FilterProbe {
 
 // The probe of `reader` (null: kNone). Valid while the reader is.
 FilterProbe ProbeOf(const FilterReader* reader);
+
+// The RibbonReader behind `reader` if it is the Ribbon policy's reader, else
+// null (ribbon_policy.cc).
+const RibbonReader* RibbonReaderOf(const FilterReader* reader);
 
 }  // namespace internal
 }  // namespace lsmbloom

@@ -52,9 +52,9 @@ HWY_INLINE bool ProbePlaced(const uint64_t* w, const Placed& p) {
   const auto k1 = hn::Set(d, p.k1);
   const auto k2 = hn::Set(d, p.k2);
   auto parities = [&](uint64_t j) HWY_ATTR {
-    const auto x = hn::Xor(hn::Xor(hn::And(k0, hn::LoadU(d, w + p.at0 + j)),
-                                   hn::And(k1, hn::LoadU(d, w + p.at1 + j))),
-                           hn::And(k2, hn::LoadU(d, w + p.at2 + j)));
+    const auto x = hn::Xor(
+        hn::Xor(hn::And(k0, hn::LoadU(d, w + p.at0 + j)), hn::And(k1, hn::LoadU(d, w + p.at1 + j))),
+        hn::And(k2, hn::LoadU(d, w + p.at2 + j)));
     return hn::IfThenElseZero(hn::FirstN(d, static_cast<size_t>(p.n - j)), LaneParity(x));
   };
   // One vector holds every column on AVX-512 up to r = 7.
@@ -67,8 +67,8 @@ HWY_INLINE bool ProbePlaced(const uint64_t* w, const Placed& p) {
 // one halving step a's partial parities sit in the low 32 bits of each lane
 // and b's in the high 32 bits, so the remaining five steps serve both.
 // REQUIRES: as ProbePlaced, for both.
-HWY_INLINE void ProbePlacedPair(const uint64_t* w, const Placed& a, const Placed& b, bool* out_a,
-                                bool* out_b) {
+HWY_INLINE void ProbePlacedPair(const uint64_t* wa, const Placed& a, const uint64_t* wb,
+                                const Placed& b, bool* out_a, bool* out_b) {
   const D d;
   const hn::Repartition<uint32_t, D> d32;
   constexpr size_t kLanes = hn::MaxLanes(D());
@@ -77,12 +77,12 @@ HWY_INLINE void ProbePlacedPair(const uint64_t* w, const Placed& a, const Placed
   const uint64_t n = a.n > b.n ? a.n : b.n;
   auto odd = hn::Zero(d32);
   for (uint64_t j = 0; j < n; j += kLanes) {
-    auto xa = hn::Xor(hn::Xor(hn::And(a0, hn::LoadU(d, w + a.at0 + j)),
-                              hn::And(a1, hn::LoadU(d, w + a.at1 + j))),
-                      hn::And(a2, hn::LoadU(d, w + a.at2 + j)));
-    auto xb = hn::Xor(hn::Xor(hn::And(b0, hn::LoadU(d, w + b.at0 + j)),
-                              hn::And(b1, hn::LoadU(d, w + b.at1 + j))),
-                      hn::And(b2, hn::LoadU(d, w + b.at2 + j)));
+    auto xa = hn::Xor(hn::Xor(hn::And(a0, hn::LoadU(d, wa + a.at0 + j)),
+                              hn::And(a1, hn::LoadU(d, wa + a.at1 + j))),
+                      hn::And(a2, hn::LoadU(d, wa + a.at2 + j)));
+    auto xb = hn::Xor(hn::Xor(hn::And(b0, hn::LoadU(d, wb + b.at0 + j)),
+                              hn::And(b1, hn::LoadU(d, wb + b.at1 + j))),
+                      hn::And(b2, hn::LoadU(d, wb + b.at2 + j)));
     // Columns past a key's count read other words: zero them (parity 0).
     xa = hn::IfThenElseZero(hn::FirstN(d, static_cast<size_t>(a.n > j ? a.n - j : 0)), xa);
     xb = hn::IfThenElseZero(hn::FirstN(d, static_cast<size_t>(b.n > j ? b.n - j : 0)), xb);
@@ -106,37 +106,50 @@ HWY_INLINE uint64_t RoundUpToVectors(uint64_t n) {
 }
 #endif
 
-HWY_INLINE bool Probe(const RibbonView& v, uint64_t total_words, uint64_t hash) {
-#if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
-  (void)total_words;
-  return RibbonMayMatch(v, hash);
-#else
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+// Where `hash` lands in `v`, with its coefficients `c` shifted onto its
+// segments. False where whole-vector loads would read past the solution:
+// keys in the last segments, rare and predictable, which the scalar
+// reference probes instead. REQUIRES: v.num_starts > 0.
+HWY_INLINE bool Place(const RibbonView& v, uint64_t hash, const RibbonCoeffs& c, Placed* p) {
   const uint64_t start = RibbonStart(hash * v.start_multiplier, v.num_starts);
   const uint64_t segment = start / kRibbonSegmentSlots;
   const unsigned shift = static_cast<unsigned>(start % kRibbonSegmentSlots);
   const uint64_t cols = v.num_columns, upper = v.upper_start;
-  Placed p;
   // Segment b holds cols + (b >= upper) words.
-  p.n = cols + (segment >= upper);
-  p.at0 = RibbonSegmentOffset(segment, cols, upper);
-  p.at1 = p.at0 + p.n;
+  p->n = cols + (segment >= upper);
+  p->at0 = RibbonSegmentOffset(segment, cols, upper);
+  p->at1 = p->at0 + p->n;
   // On a segment boundary the third segment is unused (k2 == 0): read the
   // second again.
-  p.at2 = p.at1 + (shift != 0 ? cols + (segment + 1 >= upper) : 0);
-  // Whole vectors would read past the solution: only keys in the last
-  // segments, rare and predictable.
-  if (HWY_UNLIKELY(p.at2 + RoundUpToVectors(p.n) > total_words)) return RibbonMayMatch(v, hash);
-  const RibbonCoeffs c = RibbonCoefficients(hash);
-  p.k0 = c.lo << shift;
-  p.k1 = (c.hi << shift) | ((c.lo >> 1) >> (63 - shift));
-  p.k2 = (c.hi >> 1) >> (63 - shift);
+  p->at2 = p->at1 + (shift != 0 ? cols + (segment + 1 >= upper) : 0);
+  if (HWY_UNLIKELY(p->at2 + RoundUpToVectors(p->n) > v.num_words)) return false;
+  p->k0 = c.lo << shift;
+  p->k1 = (c.hi << shift) | ((c.lo >> 1) >> (63 - shift));
+  p->k2 = (c.hi >> 1) >> (63 - shift);
+  return true;
+}
+
+// Requests the cache lines a placed key reads: its segments are
+// contiguous, from its first word to its third segment's last column.
+HWY_INLINE void PrefetchPlaced(const uint64_t* w, const Placed& p, uint64_t num_words) {
+  const uint64_t* last = w + std::min(p.at2 + p.n, num_words) - 1;
+  for (const uint64_t* line = w + p.at0; line < last; line += 8) hwy::Prefetch(line);
+  hwy::Prefetch(last);
+}
+#endif
+
+HWY_INLINE bool Probe(const RibbonView& v, uint64_t hash) {
+#if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
+  return RibbonMayMatch(v, hash);
+#else
+  Placed p;
+  if (!Place(v, hash, RibbonCoefficients(hash), &p)) return RibbonMayMatch(v, hash);
   return ProbePlaced(v.words, p);
 #endif
 }
 
-bool ProbeOne(const RibbonView& v, uint64_t total_words, uint64_t hash) {
-  return Probe(v, total_words, hash);
-}
+bool ProbeOne(const RibbonView& v, uint64_t hash) { return Probe(v, hash); }
 
 #if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
 // RibbonRemix on every lane.
@@ -152,9 +165,9 @@ HWY_INLINE hn::Vec<D> RemixLanes(hn::Vec<D> x) {
 
 // Placed for hashes[0, kLanes), the lanes computing what Probe computes one
 // key at a time; fallback[i] where Probe would take the scalar path.
-HWY_INLINE void PlaceLanes(const RibbonView& v, uint64_t total_words, const uint64_t* hashes,
-                           uint64_t* at0, uint64_t* at1, uint64_t* at2, uint64_t* n,
-                           uint64_t* k0, uint64_t* k1, uint64_t* k2, uint64_t* fallback) {
+HWY_INLINE void PlaceLanes(const RibbonView& v, const uint64_t* hashes, uint64_t* at0,
+                           uint64_t* at1, uint64_t* at2, uint64_t* n, uint64_t* k0, uint64_t* k1,
+                           uint64_t* k2, uint64_t* fallback) {
   const D d;
   const hn::Repartition<uint32_t, D> d32;
   const auto h = hn::LoadU(d, hashes);
@@ -173,15 +186,15 @@ HWY_INLINE void PlaceLanes(const RibbonView& v, uint64_t total_words, const uint
   const auto count = hn::Add(cols, hn::IfThenElseZero(is_upper, one));
   // segment * cols fits 32 bits (segments < 2^26, cols <= 32).
   const auto base = hn::MulEven(hn::BitCast(d32, segment), hn::BitCast(d32, cols));
-  const auto first = hn::Add(base, hn::IfThenElseZero(hn::Lt(upper, segment),
-                                                      hn::Sub(segment, upper)));
+  const auto first =
+      hn::Add(base, hn::IfThenElseZero(hn::Lt(upper, segment), hn::Sub(segment, upper)));
   const auto second = hn::Add(first, count);
   const auto third =
       hn::Add(second, hn::IfThenZeroElse(hn::Eq(shift, hn::Zero(d)),
                                          hn::Add(cols, hn::IfThenElseZero(next_is_upper, one))));
   const auto rounded = hn::And(hn::Add(count, hn::Set(d, uint64_t{hn::MaxLanes(D()) - 1})),
                                hn::Set(d, ~uint64_t{hn::MaxLanes(D()) - 1}));
-  const auto beyond = hn::Lt(hn::Set(d, total_words), hn::Add(third, rounded));
+  const auto beyond = hn::Lt(hn::Set(d, v.num_words), hn::Add(third, rounded));
   const auto lo = hn::Or(RemixLanes(hn::Xor(h, hn::Set(d, kCoeffSeedLo))), one);
   const auto hi = RemixLanes(hn::Xor(h, hn::Set(d, kCoeffSeedHi)));
   const auto back = hn::Sub(hn::Set(d, uint64_t{63}), shift);
@@ -196,10 +209,8 @@ HWY_INLINE void PlaceLanes(const RibbonView& v, uint64_t total_words, const uint
 }
 #endif
 
-void ProbeBatch(const RibbonView& v, uint64_t total_words, const uint64_t* hashes, size_t n,
-                bool* out, bool prefetch) {
+void ProbeBatch(const RibbonView& v, const uint64_t* hashes, size_t n, bool* out, bool prefetch) {
 #if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
-  (void)total_words;
   (void)prefetch;
   for (size_t i = 0; i < n; ++i) out[i] = RibbonMayMatch(v, hashes[i]);
 #else
@@ -215,33 +226,83 @@ void ProbeBatch(const RibbonView& v, uint64_t total_words, const uint64_t* hashe
   size_t first = 0;
   for (; first + kGroup <= n; first += kGroup) {
     for (size_t i = 0; i < kGroup; i += kLanes) {
-      PlaceLanes(v, total_words, hashes + first + i, at0 + i, at1 + i, at2 + i, count + i,
-                 k0 + i, k1 + i, k2 + i, fallback + i);
+      PlaceLanes(v, hashes + first + i, at0 + i, at1 + i, at2 + i, count + i, k0 + i, k1 + i,
+                 k2 + i, fallback + i);
     }
     if (prefetch) {
-      // A key's segments are contiguous: its lines run from its first word
-      // to its third segment's last column.
       for (size_t i = 0; i < kGroup; ++i) {
-        const uint64_t* begin = w + at0[i];
-        const uint64_t* last = w + std::min(at2[i] + count[i], total_words) - 1;
-        for (const uint64_t* p = begin; p < last; p += 8) hwy::Prefetch(p);
-        hwy::Prefetch(last);
+        PrefetchPlaced(w, Placed{at0[i], at1[i], at2[i], count[i], 0, 0, 0}, v.num_words);
       }
     }
     for (size_t i = 0; i < kGroup; i += 2) {
       if (HWY_UNLIKELY((fallback[i] | fallback[i + 1]) != 0)) {
-        out[first + i] = Probe(v, total_words, hashes[first + i]);
-        out[first + i + 1] = Probe(v, total_words, hashes[first + i + 1]);
+        out[first + i] = Probe(v, hashes[first + i]);
+        out[first + i + 1] = Probe(v, hashes[first + i + 1]);
         continue;
       }
-      ProbePlacedPair(w, Placed{at0[i], at1[i], at2[i], count[i], k0[i], k1[i], k2[i]},
-                      Placed{at0[i + 1], at1[i + 1], at2[i + 1], count[i + 1], k0[i + 1],
-                             k1[i + 1], k2[i + 1]},
-                      out + first + i, out + first + i + 1);
+      ProbePlacedPair(
+          w, Placed{at0[i], at1[i], at2[i], count[i], k0[i], k1[i], k2[i]}, w,
+          Placed{at0[i + 1], at1[i + 1], at2[i + 1], count[i + 1], k0[i + 1], k1[i + 1], k2[i + 1]},
+          out + first + i, out + first + i + 1);
     }
   }
-  for (; first < n; ++first) out[first] = Probe(v, total_words, hashes[first]);
+  for (; first < n; ++first) out[first] = Probe(v, hashes[first]);
 #endif
+}
+
+// Probes of many (filter, hash) items, each filter its own: every item's
+// lines of a group requested before any of the group is probed, so that a
+// lookup's misses across its candidate files overlap. hash_of(i) and
+// coeffs_of(i) are item i's hash and RibbonCoefficients(hash).
+template <class HashOf, class CoeffsOf>
+HWY_INLINE void ProbeMany(const RibbonView* const* filters, size_t n, const HashOf& hash_of,
+                          const CoeffsOf& coeffs_of, bool* out) {
+#if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
+  (void)coeffs_of;
+  for (size_t i = 0; i < n; ++i) out[i] = RibbonMayMatch(*filters[i], hash_of(i));
+#else
+  constexpr size_t kGroup = 32;
+  Placed placed[kGroup];
+  bool fast[kGroup];  // Placed for the vector probe (else: the reference).
+  for (size_t first = 0; first < n; first += kGroup) {
+    const size_t m = std::min(kGroup, n - first);
+    const RibbonView* const* group = filters + first;
+    for (size_t i = 0; i < m; ++i) {
+      const RibbonView& v = *group[i];
+      fast[i] = v.num_starts != 0 && Place(v, hash_of(first + i), coeffs_of(first + i), &placed[i]);
+      if (fast[i]) PrefetchPlaced(v.words, placed[i], v.num_words);
+    }
+    auto settle = [&](size_t i) HWY_ATTR {
+      return fast[i] ? ProbePlaced(group[i]->words, placed[i])
+                     : RibbonMayMatch(*group[i], hash_of(first + i));
+    };
+    size_t i = 0;
+    for (; i + 1 < m; i += 2) {
+      if (HWY_LIKELY(fast[i] && fast[i + 1])) {
+        ProbePlacedPair(group[i]->words, placed[i], group[i + 1]->words, placed[i + 1],
+                        out + first + i, out + first + i + 1);
+      } else {
+        out[first + i] = settle(i);
+        out[first + i + 1] = settle(i + 1);
+      }
+    }
+    if (i < m) out[first + i] = settle(i);
+  }
+#endif
+}
+
+void ProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out) {
+  // One key: its coefficients are the same in every filter.
+  const RibbonCoeffs c = RibbonCoefficients(hash);
+  ProbeMany(
+      filters, n, [hash](size_t) HWY_ATTR { return hash; }, [&c](size_t) HWY_ATTR { return c; },
+      out);
+}
+
+void ProbePairs(const RibbonView* const* filters, const uint64_t* hashes, size_t n, bool* out) {
+  ProbeMany(
+      filters, n, [hashes](size_t i) HWY_ATTR { return hashes[i]; },
+      [hashes](size_t i) HWY_ATTR { return RibbonCoefficients(hashes[i]); }, out);
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
@@ -256,6 +317,8 @@ namespace internal {
 
 HWY_EXPORT(ProbeOne);
 HWY_EXPORT(ProbeBatch);
+HWY_EXPORT(ProbeEach);
+HWY_EXPORT(ProbePairs);
 
 RibbonProbeOneFn ChosenRibbonProbeOne() {
   // Before the first dispatch the table holds Highway's initialising
@@ -269,6 +332,15 @@ RibbonProbeBatchFn ChosenRibbonProbeBatch() {
   hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
   if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
   return &HWY_DYNAMIC_DISPATCH(ProbeBatch);
+}
+
+void RibbonProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out) {
+  HWY_DYNAMIC_DISPATCH(ProbeEach)(filters, n, hash, out);
+}
+
+void RibbonProbePairs(const RibbonView* const* filters, const uint64_t* hashes, size_t n,
+                      bool* out) {
+  HWY_DYNAMIC_DISPATCH(ProbePairs)(filters, hashes, n, out);
 }
 
 }  // namespace internal

@@ -19,16 +19,21 @@ namespace lsmbloom {
 namespace internal {
 
 // REQUIRES: view.num_starts > 0.
-using RibbonProbeOneFn = bool (*)(const RibbonView& view, uint64_t total_words, uint64_t hash);
+using RibbonProbeOneFn = bool (*)(const RibbonView& view, uint64_t hash);
 // out[i] = probe of hashes[i]; with `prefetch`, every key's cache lines of a
 // group of 32 are requested before any of the group is probed.
 // REQUIRES: view.num_starts > 0.
-using RibbonProbeBatchFn = void (*)(const RibbonView& view, uint64_t total_words,
-                                    const uint64_t* hashes, size_t n, bool* out, bool prefetch);
+using RibbonProbeBatchFn = void (*)(const RibbonView& view, const uint64_t* hashes, size_t n,
+                                    bool* out, bool prefetch);
 
 // The kernels of the target Highway has chosen now (PinSimdTarget).
 RibbonProbeOneFn ChosenRibbonProbeOne();
 RibbonProbeBatchFn ChosenRibbonProbeBatch();
+
+// RibbonProbeEach and RibbonProbePairs (ribbon.h) on the chosen target.
+void RibbonProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out);
+void RibbonProbePairs(const RibbonView* const* filters, const uint64_t* hashes, size_t n,
+                      bool* out);
 
 }  // namespace internal
 }  // namespace lsmbloom

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "src/filter/filter_probe.h"
 
 namespace lsmbloom {
 namespace {
@@ -43,6 +44,7 @@ class RibbonFilterReader : public FilterReader {
   }
   double bits_per_key() const override { return reader_.geometry().bits_per_key(); }
   double predicted_fpr() const override { return reader_.geometry().predicted_fpr(); }
+  const RibbonReader& reader() const { return reader_; }
 
  private:
   RibbonReader reader_;
@@ -67,6 +69,15 @@ class RibbonPolicy : public FilterPolicy {
 };
 
 }  // namespace
+
+namespace internal {
+
+const RibbonReader* RibbonReaderOf(const FilterReader* reader) {
+  const auto* ribbon = dynamic_cast<const RibbonFilterReader*>(reader);
+  return ribbon == nullptr ? nullptr : &ribbon->reader();
+}
+
+}  // namespace internal
 
 absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewRibbonPolicy(const RibbonOptions& options) {
   absl::Status valid = ValidateRibbonOptions(options);

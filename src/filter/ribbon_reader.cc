@@ -18,8 +18,8 @@ absl::StatusOr<RibbonReader> RibbonReader::Open(std::string_view filter, bool ve
   reader.view_.num_starts = geometry->num_starts();
   reader.view_.start_multiplier = internal::RibbonStartMultiplier(geometry->layout_seed);
   reader.view_.upper_start = geometry->upper_start;
+  reader.view_.num_words = geometry->solution_words();
   reader.view_.num_columns = static_cast<uint32_t>(geometry->num_columns);
-  reader.total_words_ = geometry->solution_words();
   reader.probe_one_ = internal::ChosenRibbonProbeOne();
   reader.probe_batch_ = internal::ChosenRibbonProbeBatch();
   // As for blocked filters: fetching ahead pays only out of cache.
@@ -33,7 +33,16 @@ void RibbonReader::MayMatchBatch(absl::Span<const uint64_t> hashes, absl::Span<b
     std::fill(out.begin(), out.end(), false);
     return;
   }
-  probe_batch_(view_, total_words_, hashes.data(), hashes.size(), out.data(), prefetch_);
+  probe_batch_(view_, hashes.data(), hashes.size(), out.data(), prefetch_);
+}
+
+void RibbonProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out) {
+  internal::RibbonProbeEach(filters, n, hash, out);
+}
+
+void RibbonProbePairs(const RibbonView* const* filters, const uint64_t* hashes, size_t n,
+                      bool* out) {
+  internal::RibbonProbePairs(filters, hashes, n, out);
 }
 
 }  // namespace lsmbloom

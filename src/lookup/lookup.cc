@@ -12,6 +12,7 @@
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/filter_policy.h"
 #include "src/filter/filter_probe.h"
+#include "src/lookup/candidate_filters.h"
 #include "src/lookup/version.h"
 #include "src/table/table_lookup.h"
 #include "src/util/prefetch.h"
@@ -366,13 +367,18 @@ absl::Status TableSet::Impl::Get(std::string_view key, LookupResult* result) con
   const size_t n = candidates.size();
 
   // 2. Every candidate's filter: the blocked ones with their blocks in
-  // flight at once, probed in one call (where the others stand, a filter
-  // that matches everything), then the others through their own readers.
+  // flight at once, probed in one call; where the version has other kinds,
+  // each kind in a call of its own, then the others through their own
+  // readers.
   const uint64_t hash = KeyHash(key);
-  StackScratch<const BlockedBloomView*, 32> views(n);
   StackScratch<bool, 32> maybe(n);
-  for (size_t j = 0; j < n; ++j) views[j] = &candidates[j]->filter;
-  if (n != 0) ProbeEach(views.data(), n, hash, maybe.data());
+  if (v->any_ribbon_filter || v->any_own_filter) {
+    internal::ProbeCandidatesByKind(candidates.data(), n, hash, maybe.data());
+  } else if (n != 0) {
+    StackScratch<const BlockedBloomView*, 32> views(n);
+    for (size_t j = 0; j < n; ++j) views[j] = &candidates[j]->filter;
+    ProbeEach(views.data(), n, hash, maybe.data());
+  }
   if (v->any_own_filter) {
     for (size_t j = 0; j < n; ++j) {
       if (candidates[j]->step == FilterStep::kOwn) maybe[j] = candidates[j]->own->MayMatch(key, hash);
@@ -425,6 +431,8 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::Impl::MultiGet(
   Buffer<const BlockedBloomView*> pair_views;
   Buffer<uint64_t> pair_hashes;
   const FileMeta** const scratch = candidate_scratch.Get(max_pairs);
+  Buffer<const FileMeta*> pair_file_buffer;
+  const FileMeta** const pair_files = pair_file_buffer.Get(max_pairs);
   const BlockedBloomView** const views = pair_views.Get(max_pairs);
   uint64_t* const view_hashes = pair_hashes.Get(max_pairs);
   BoolBuffer maybe;
@@ -457,6 +465,7 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::Impl::MultiGet(
       plan.files = candidates.data();
       plan.count = static_cast<uint32_t>(candidates.size());
       for (uint32_t c = 0; c < plan.count; ++c) {
+        pair_files[num_pairs + c] = candidates[c];
         views[num_pairs + c] = &candidates[c]->filter;
         view_hashes[num_pairs + c] = hashes[i];
       }
@@ -464,9 +473,14 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::Impl::MultiGet(
     }
 
     // 2. All blocked filters' probes of the chunk in one call, many blocks
-    // in flight; then the filters probed through their own readers.
+    // in flight; where the version has other kinds, each kind's likewise;
+    // then the filters probed through their own readers.
     bool* pair_maybe = maybe.Get(num_pairs);
-    if (num_pairs != 0) ProbePairs(views, view_hashes, num_pairs, pair_maybe);
+    if (v->any_ribbon_filter || v->any_own_filter) {
+      internal::ProbePairsByKind(pair_files, view_hashes, num_pairs, pair_maybe);
+    } else if (num_pairs != 0) {
+      ProbePairs(views, view_hashes, num_pairs, pair_maybe);
+    }
     if (v->any_own_filter) {
       for (size_t i = 0; i < n; ++i) {
         const KeyPlan& plan = plans[i];

@@ -45,6 +45,7 @@ void Version::Index(const LookupOptions& options) {
     }
   }
   const size_t from = common_prefix.size();
+  any_ribbon_filter = false;
   any_own_filter = false;
   for (int level = 0; level < kNumLevels; ++level) {
     const bool allowed =
@@ -65,6 +66,10 @@ void Version::Index(const LookupOptions& options) {
         m.step = FilterStep::kNone;
       } else if (probe.kind == FilterProbe::Kind::kBlocked && probe.hash == HashSpec()) {
         m.step = FilterStep::kBatch;
+      } else if (probe.kind == FilterProbe::Kind::kRibbon && probe.hash == HashSpec()) {
+        m.step = FilterStep::kRibbon;
+        m.own = &probe;
+        any_ribbon_filter = true;
       } else {
         m.step = FilterStep::kOwn;
         m.own = &probe;

@@ -23,11 +23,13 @@ namespace internal {
 
 // How a lookup consults a file's filter.
 enum class FilterStep : uint8_t {
-  kNone,   // Not at all: the file has no trusted whole-key filter, or the
-           // options skip its level.
-  kBatch,  // A blocked filter of the default HashSpec: FileMeta::filter,
-           // probed with every other candidate's in one call.
-  kOwn,    // Any other filter: through *FileMeta::own, right after the batch.
+  kNone,    // Not at all: the file has no trusted whole-key filter, or the
+            // options skip its level.
+  kBatch,   // A blocked filter of the default HashSpec: FileMeta::filter,
+            // probed with every other candidate's in one call.
+  kRibbon,  // A Ribbon filter of the default HashSpec: FileMeta::own->ribbon,
+            // probed with every other Ribbon candidate's in one call.
+  kOwn,     // Any other filter: through *FileMeta::own, after the others.
 };
 
 // One file as a lookup sees it. What candidate selection and the filter
@@ -45,7 +47,8 @@ struct alignas(64) FileMeta {
   FilterStep step = FilterStep::kNone;
   int level = 0;
   const Table* table = nullptr;  // The TableFile's table, without the two hops.
-  // kOwn: the table's filter probe (TableLookup::Probe); else null.
+  // kRibbon and kOwn: the table's filter probe (TableLookup::Probe); else
+  // null.
   const FilterProbe* own = nullptr;
   // The filter's predicted FPR when lookups consult it, else 0: what the
   // counters expect of each check.
@@ -69,9 +72,11 @@ struct Version {
   // Level 0 newest first; levels >= 1 by smallest key.
   std::array<std::vector<TableFile>, kNumLevels> levels;
   int last_nonempty_level = -1;
-  // Some file's filter is probed through its own reader (FilterStep::kOwn):
-  // lookups then look at each candidate's step; otherwise they need not
-  // touch a candidate's FileMeta before the batch probe does.
+  // Some file's filter is a Ribbon filter (FilterStep::kRibbon), or is
+  // probed through its own reader (kOwn): lookups then look at each
+  // candidate's step; otherwise they need not touch a candidate's FileMeta
+  // before the batch probe does.
+  bool any_ribbon_filter = false;
   bool any_own_filter = false;
 
   // Rebuilds everything below from `levels`. Call after any change to them.

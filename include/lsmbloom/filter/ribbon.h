@@ -178,6 +178,7 @@ struct RibbonView {
   uint64_t num_starts = 0;          // 0: an empty filter, which matches nothing.
   uint64_t start_multiplier = 1;    // RibbonStartMultiplier(layout seed).
   uint64_t upper_start = 0;
+  uint64_t num_words = 0;           // Solution words: a probe reads none beyond.
   uint32_t num_columns = 1;
 };
 
@@ -200,7 +201,7 @@ class RibbonReader {
   // the SIMD kernel of the best target the CPU has, chosen at Open (the
   // columns' parities computed side by side in vector lanes).
   bool MayMatchHash(uint64_t hash) const {
-    return view_.num_starts != 0 && probe_one_(view_, total_words_, hash);
+    return view_.num_starts != 0 && probe_one_(view_, hash);
   }
 
   // out[i] = MayMatchHash(hashes[i]). For filters over twice the L2 cache,
@@ -218,18 +219,29 @@ class RibbonReader {
   }
 
  private:
-  using ProbeOneFn = bool (*)(const RibbonView&, uint64_t, uint64_t);
-  using ProbeBatchFn = void (*)(const RibbonView&, uint64_t, const uint64_t*, size_t, bool*, bool);
+  using ProbeOneFn = bool (*)(const RibbonView&, uint64_t);
+  using ProbeBatchFn = void (*)(const RibbonView&, const uint64_t*, size_t, bool*, bool);
   RibbonReader() = default;
 
   RibbonGeometry geometry_;
   RibbonView view_;
-  uint64_t total_words_ = 0;
   // Kernels resolved once per reader, never per probe or per batch.
   ProbeOneFn probe_one_ = nullptr;
   ProbeBatchFn probe_batch_ = nullptr;
   bool prefetch_ = false;
 };
+
+// out[i] = whether `hash` may be in *filters[i], for n filters whose
+// HashSpec the hash was computed with (ProbeEach of blocked_bloom.h for
+// Ribbon filters): one call, every filter's cache lines requested before any
+// is probed, so the misses of a lookup across many files overlap. The views
+// are RibbonReader::view()s.
+void RibbonProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out);
+
+// out[i] = whether hashes[i] may be in *filters[i]: the (key, file) pairs of
+// a batch of lookups, in one call.
+void RibbonProbePairs(const RibbonView* const* filters, const uint64_t* hashes, size_t n,
+                      bool* out);
 
 }  // namespace lsmbloom
 

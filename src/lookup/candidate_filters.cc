@@ -1,0 +1,83 @@
+#include "src/lookup/candidate_filters.h"
+
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/ribbon.h"
+
+namespace lsmbloom {
+namespace internal {
+namespace {
+
+// Items per call: on the stack, no allocation per lookup.
+constexpr size_t kGroup = 32;
+
+// The items of one kind gathered from a group: their views and where their
+// answers go.
+template <typename View>
+struct Gathered {
+  const View* views[kGroup];
+  uint64_t hashes[kGroup];
+  size_t at[kGroup];
+  bool out[kGroup];
+  size_t size = 0;
+
+  void Add(const View* view, uint64_t hash, size_t index) {
+    views[size] = view;
+    hashes[size] = hash;
+    at[size++] = index;
+  }
+  void Scatter(bool* maybe) const {
+    for (size_t k = 0; k < size; ++k) maybe[at[k]] = out[k];
+  }
+};
+
+// Sorts each group of kGroup items by kind and probes each kind in one call:
+// probe_blocked(gathered) and probe_ribbon(gathered) fill gathered.out.
+template <class HashOf, class ProbeBlocked, class ProbeRibbon>
+void ProbeByKind(const FileMeta* const* files, size_t n, const HashOf& hash_of, bool* maybe,
+                 const ProbeBlocked& probe_blocked, const ProbeRibbon& probe_ribbon) {
+  for (size_t first = 0; first < n; first += kGroup) {
+    const size_t end = n - first < kGroup ? n : first + kGroup;
+    Gathered<BlockedBloomView> blocked;
+    Gathered<RibbonView> ribbon;
+    for (size_t j = first; j < end; ++j) {
+      const FileMeta& file = *files[j];
+      switch (file.step) {
+        case FilterStep::kNone:
+          maybe[j] = true;
+          break;
+        case FilterStep::kBatch:
+          blocked.Add(&file.filter, hash_of(j), j);
+          break;
+        case FilterStep::kRibbon:
+          ribbon.Add(&file.own->ribbon, hash_of(j), j);
+          break;
+        case FilterStep::kOwn:
+          break;
+      }
+    }
+    // Ribbon first: its two to four lines per filter are the longer wait.
+    if (ribbon.size != 0) probe_ribbon(ribbon);
+    if (blocked.size != 0) probe_blocked(blocked);
+    ribbon.Scatter(maybe);
+    blocked.Scatter(maybe);
+  }
+}
+
+}  // namespace
+
+void ProbeCandidatesByKind(const FileMeta* const* files, size_t n, uint64_t hash, bool* maybe) {
+  ProbeByKind(
+      files, n, [hash](size_t) { return hash; }, maybe,
+      [hash](Gathered<BlockedBloomView>& g) { ProbeEach(g.views, g.size, hash, g.out); },
+      [hash](Gathered<RibbonView>& g) { RibbonProbeEach(g.views, g.size, hash, g.out); });
+}
+
+void ProbePairsByKind(const FileMeta* const* files, const uint64_t* hashes, size_t n, bool* maybe) {
+  ProbeByKind(
+      files, n, [hashes](size_t j) { return hashes[j]; }, maybe,
+      [](Gathered<BlockedBloomView>& g) { ProbePairs(g.views, g.hashes, g.size, g.out); },
+      [](Gathered<RibbonView>& g) { RibbonProbePairs(g.views, g.hashes, g.size, g.out); });
+}
+
+}  // namespace internal
+}  // namespace lsmbloom

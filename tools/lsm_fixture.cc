@@ -4,7 +4,6 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/filter/ribbon_policy.h"
 #include "lsmbloom/table/table.h"
 #include "lsmbloom/table/table_builder.h"
 
@@ -85,8 +84,8 @@ absl::StatusOr<std::array<TableOptions, kNumLevels>> BudgetedTableOptions(
 absl::StatusOr<std::array<TableOptions, kNumLevels>> TableOptionsFor(
     const FilterAllocation& allocation) {
   if (allocation.levels.size() != kNumLevels) {
-    return absl::InvalidArgumentError(absl::StrCat("an allocation of ", allocation.levels.size(),
-                                                   " levels, not ", kNumLevels));
+    return absl::InvalidArgumentError(
+        absl::StrCat("an allocation of ", allocation.levels.size(), " levels, not ", kNumLevels));
   }
   std::array<TableOptions, kNumLevels> options;
   for (int level = 0; level < kNumLevels; ++level) {
@@ -101,22 +100,20 @@ absl::StatusOr<std::array<TableOptions, kNumLevels>> TableOptionsFor(
 
 absl::Status WriteTables(const std::vector<FileSpec>& layout, const std::string& dir,
                          const TableOptions& options, VersionEdit* edit,
-                         const std::function<void(uint64_t, uint64_t)>& progress) {
+                         const std::function<void(uint64_t, uint64_t)>& progress,
+                         FileAccess access) {
   std::array<TableOptions, kNumLevels> same;
   same.fill(options);
-  return WriteTables(layout, dir, same, edit, progress);
+  return WriteTables(layout, dir, same, edit, progress, access);
 }
 
 absl::Status WriteTables(const std::vector<FileSpec>& layout, const std::string& dir,
                          const std::array<TableOptions, kNumLevels>& options, VersionEdit* edit,
-                         const std::function<void(uint64_t, uint64_t)>& progress) {
+                         const std::function<void(uint64_t, uint64_t)>& progress,
+                         FileAccess access) {
   uint64_t total = 0, done = 0;
   for (const FileSpec& f : layout) total += f.entries.size();
-  TableReadOptions read;
-  read.filter_policies = BuiltinFilterPolicies();
-  absl::StatusOr<std::shared_ptr<const FilterPolicy>> ribbon = NewRibbonPolicy(RibbonOptions());
-  if (!ribbon.ok()) return ribbon.status();
-  read.filter_policies.push_back(*std::move(ribbon));
+  TableReadOptions read;  // The built-in filter policies, Ribbon's among them.
   uint64_t file_number = 1;
   for (const FileSpec& f : layout) {
     const std::string path = absl::StrCat(dir, "/", file_number, ".sst");
@@ -131,7 +128,7 @@ absl::Status WriteTables(const std::vector<FileSpec>& layout, const std::string&
     }
     absl::Status s = builder.Finish();
     if (!s.ok()) return s;
-    absl::StatusOr<std::unique_ptr<RandomAccessFile>> readable = OpenPosixFile(path, /*mmap=*/true);
+    absl::StatusOr<std::unique_ptr<RandomAccessFile>> readable = OpenPosixFile(path, access);
     if (!readable.ok()) return readable.status();
     absl::StatusOr<std::unique_ptr<Table>> table = Table::Open(std::move(*readable), read);
     if (!table.ok()) return table.status();

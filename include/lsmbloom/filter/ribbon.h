@@ -14,12 +14,13 @@
 // price is a slightly higher FPR than 2^-r: an absent key whose equation
 // happens to follow from the added ones always matches. ribbon_math.h models
 // that term; the builder keeps it small by giving the band 4.5% or more
-// slots than keys (PlanRibbon picks the slack, ribbon_math.h), and by
-// banding again with 0.5% more slack, up to 4 times, where it sees a
-// saturated stretch of the band (a cluster of starts), which would make the
-// absent keys starting there match always. That costs one more banding
-// (about a third of a build) for ~1 in 8 sets of 10^6 keys, more often for
-// larger sets, and 0.03-0.12 bits/key for those sets.
+// slots than keys (PlanRibbon picks the slack, ribbon_math.h). Where the
+// band still has a saturated stretch (a cluster of starts, whose absent
+// keys would match always), the builder measures that fraction, sizes the
+// filter for it and records it in the filter; and where laying the keys out
+// again with another layout seed (and 0.25% more slack every second time,
+// up to 8 times) makes the filter 1% smaller, it does so, at about 60% of a
+// build each time.
 //
 // The guarantee: a key added to a builder is never rejected by a reader of
 // the filter that builder produced, as long as the bytes are complete and

@@ -66,7 +66,8 @@ HWY_INLINE bool ProbePlaced(const uint64_t* w, const Placed& p) {
 // ProbePlaced of two keys at once, sharing most of the parity fold: after
 // one halving step a's partial parities sit in the low 32 bits of each lane
 // and b's in the high 32 bits, so the remaining five steps serve both.
-// REQUIRES: as ProbePlaced, for both.
+// REQUIRES: as ProbePlaced, for both, and both read as many whole vectors
+// (the loop runs to the longer key's columns: ProbeTwo).
 HWY_INLINE void ProbePlacedPair(const uint64_t* wa, const Placed& a, const uint64_t* wb,
                                 const Placed& b, bool* out_a, bool* out_b) {
   const D d;
@@ -103,6 +104,20 @@ HWY_INLINE void ProbePlacedPair(const uint64_t* wa, const Placed& a, const uint6
 HWY_INLINE uint64_t RoundUpToVectors(uint64_t n) {
   constexpr uint64_t kLanes = hn::MaxLanes(D());
   return (n + kLanes - 1) & ~(kLanes - 1);
+}
+
+// The probes of two placed keys: as a pair where they read as many whole
+// vectors, else one at a time (a key of r columns beside one of r + 1 when
+// r fills whole vectors; the shorter key's next vector could lie past the
+// end of its filter).
+HWY_INLINE void ProbeTwo(const uint64_t* wa, const Placed& a, const uint64_t* wb, const Placed& b,
+                         bool* out_a, bool* out_b) {
+  if (HWY_LIKELY(RoundUpToVectors(a.n) == RoundUpToVectors(b.n))) {
+    ProbePlacedPair(wa, a, wb, b, out_a, out_b);
+    return;
+  }
+  *out_a = ProbePlaced(wa, a);
+  *out_b = ProbePlaced(wb, b);
 }
 #endif
 
@@ -240,7 +255,7 @@ void ProbeBatch(const RibbonView& v, const uint64_t* hashes, size_t n, bool* out
         out[first + i + 1] = Probe(v, hashes[first + i + 1]);
         continue;
       }
-      ProbePlacedPair(
+      ProbeTwo(
           w, Placed{at0[i], at1[i], at2[i], count[i], k0[i], k1[i], k2[i]}, w,
           Placed{at0[i + 1], at1[i + 1], at2[i + 1], count[i + 1], k0[i + 1], k1[i + 1], k2[i + 1]},
           out + first + i, out + first + i + 1);
@@ -279,8 +294,8 @@ HWY_INLINE void ProbeMany(const RibbonView* const* filters, size_t n, const Hash
     size_t i = 0;
     for (; i + 1 < m; i += 2) {
       if (HWY_LIKELY(fast[i] && fast[i + 1])) {
-        ProbePlacedPair(group[i]->words, placed[i], group[i + 1]->words, placed[i + 1],
-                        out + first + i, out + first + i + 1);
+        ProbeTwo(group[i]->words, placed[i], group[i + 1]->words, placed[i + 1], out + first + i,
+                 out + first + i + 1);
       } else {
         out[first + i] = settle(i);
         out[first + i + 1] = settle(i + 1);

@@ -30,8 +30,9 @@ struct Gathered {
   }
 };
 
-// Sorts each group of kGroup items by kind and probes each kind in one call:
-// probe_blocked(gathered) and probe_ribbon(gathered) fill gathered.out.
+// Splits each group of kGroup items by kind and probes each kind in one
+// call: probe_blocked(gathered) and probe_ribbon(gathered) fill
+// gathered.out.
 template <class HashOf, class ProbeBlocked, class ProbeRibbon>
 void ProbeByKind(const FileMeta* const* files, size_t n, const HashOf& hash_of, bool* maybe,
                  const ProbeBlocked& probe_blocked, const ProbeRibbon& probe_ribbon) {
@@ -55,7 +56,7 @@ void ProbeByKind(const FileMeta* const* files, size_t n, const HashOf& hash_of, 
           break;
       }
     }
-    // Ribbon first: its two to four lines per filter are the longer wait.
+    // Ribbon first: its 3-8 lines per filter are the longer wait.
     if (ribbon.size != 0) probe_ribbon(ribbon);
     if (blocked.size != 0) probe_blocked(blocked);
     ribbon.Scatter(maybe);

@@ -236,7 +236,7 @@ class RibbonReader {
 // HashSpec the hash was computed with (ProbeEach of blocked_bloom.h for
 // Ribbon filters): one call, every filter's cache lines requested before any
 // is probed, so the misses of a lookup across many files overlap. The views
-// are RibbonReader::view()s.
+// are RibbonReader::view()s; an empty filter's answers no.
 void RibbonProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out);
 
 // out[i] = whether hashes[i] may be in *filters[i]: the (key, file) pairs of

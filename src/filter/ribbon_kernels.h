@@ -5,7 +5,7 @@
 // the columns sit side by side in memory (interleaved storage), so one
 // vector load takes several columns and one vector fold gives all their
 // parities. Every target computes exactly internal::RibbonMayMatch
-// (ribbon.h), the scalar reference; no Highway types appear here.
+// (ribbon_reference.h), the scalar reference; no Highway types appear here.
 
 #ifndef LSMBLOOM_SRC_FILTER_RIBBON_KERNELS_H_
 #define LSMBLOOM_SRC_FILTER_RIBBON_KERNELS_H_

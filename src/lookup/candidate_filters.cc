@@ -56,7 +56,7 @@ void ProbeByKind(const FileMeta* const* files, size_t n, const HashOf& hash_of, 
           break;
       }
     }
-    // Ribbon first: its 3-8 lines per filter are the longer wait.
+    // Ribbon first: its 2-8 lines per filter are the longer wait.
     if (ribbon.size != 0) probe_ribbon(ribbon);
     if (blocked.size != 0) probe_blocked(blocked);
     ribbon.Scatter(maybe);

@@ -1,8 +1,9 @@
 // A lookup's filter probes across its candidate files when the version
-// holds filters of more than one kind: each kind's candidates of a key (or
-// pairs of a batch of keys) probed in one call, with the cache lines of all
-// of them in flight together. (A version of blocked filters alone needs none
-// of this: every candidate goes to ProbeEach.)
+// holds Ribbon filters or filters probed through their own readers: each
+// kind's candidates of a key (or pairs of a batch of keys) probed in one
+// call per group of 32, with the cache lines of the group in flight
+// together. (A version of blocked filters alone needs none of this: every
+// candidate goes to ProbeEach.)
 
 #ifndef LSMBLOOM_SRC_LOOKUP_CANDIDATE_FILTERS_H_
 #define LSMBLOOM_SRC_LOOKUP_CANDIDATE_FILTERS_H_

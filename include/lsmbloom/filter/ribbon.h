@@ -19,8 +19,9 @@
 // keys would match always), the builder measures that fraction, sizes the
 // filter for it and records it in the filter; and where laying the keys out
 // again with another layout seed (and 0.25% more slack every second time,
-// up to 8 times) makes the filter 1% smaller, it does so, at about 60% of a
-// build each time.
+// up to 8 times) makes the filter 1% smaller (sized by target_fpr) or 5%
+// more accurate (by bits_per_key), it does so, at about 60% of a build
+// each time.
 //
 // The guarantee: a key added to a builder is never rejected by a reader of
 // the filter that builder produced, as long as the bytes are complete and
@@ -234,13 +235,14 @@ class RibbonReader {
 
 // out[i] = whether `hash` may be in *filters[i], for n filters whose
 // HashSpec the hash was computed with (ProbeEach of blocked_bloom.h for
-// Ribbon filters): one call, every filter's cache lines requested before any
-// is probed, so the misses of a lookup across many files overlap. The views
-// are RibbonReader::view()s; an empty filter's answers no.
+// Ribbon filters): one call, the cache lines of every filter of a group of
+// 32 requested before any of the group is probed, so the misses of a lookup
+// across many files overlap. The views are RibbonReader::view()s; an empty
+// filter's answers no.
 void RibbonProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out);
 
 // out[i] = whether hashes[i] may be in *filters[i]: the (key, file) pairs of
-// a batch of lookups, in one call.
+// a batch of lookups, in one call, in groups of 32 as above.
 void RibbonProbePairs(const RibbonView* const* filters, const uint64_t* hashes, size_t n,
                       bool* out);
 

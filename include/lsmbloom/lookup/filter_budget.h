@@ -117,7 +117,7 @@ struct FilterBudgetOptions {
   // across levels"): a read from absent-key Get without filters against
   // filters that almost never err, a Ribbon probe from Ribbon against Bloom
   // at 10 bits/key (both kinds probed in batches), a Bloom probe as
-  // ribbon_bench's. With them Ribbon does not pay where tables are cached;
+  // ribbon_bench's. With them Ribbon rarely pays where tables are cached;
   // through pread a read cost 2.9 us there, and Ribbon took the two lower
   // levels. Measure your own: reads from storage cost far more.
   double bloom_probe_ns = 3;
@@ -221,8 +221,8 @@ absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilte
 
 // The policy to write a level's tables with: null for kNone, else
 // NewBlockedBloomPolicy(level.bloom) or NewRibbonPolicy(level.ribbon).
-// Readers of Ribbon tables must list a Ribbon policy in their
-// TableReadOptions::filter_policies.
+// Readers need no setting: TableReadOptions' default filter policies (the
+// built-in ones) read both kinds.
 absl::StatusOr<std::shared_ptr<const FilterPolicy>> FilterPolicyFor(
     const LevelFilterAllocation& level);
 

@@ -29,11 +29,7 @@ class RecoveryTest : public ::testing::Test {
     options_.wal_sync.mode = WalSync::Mode::kNever;  // Kills, not power loss.
   }
 
-  std::unique_ptr<Store> OpenStore() {
-    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(dir_, options_);
-    EXPECT_TRUE(store.ok()) << store.status();
-    return store.ok() ? *std::move(store) : nullptr;
-  }
+  std::unique_ptr<Store> OpenStore() { return testing::OpenStore(dir_, options_); }
 
   std::set<uint64_t> Logs() const {
     std::set<uint64_t> logs;

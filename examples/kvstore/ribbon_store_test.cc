@@ -39,9 +39,7 @@ class RibbonStoreTest : public ::testing::Test {
   }
 
   std::unique_ptr<Store> OpenStore(const StoreOptions& options) {
-    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(dir_, options);
-    EXPECT_TRUE(store.ok()) << store.status();
-    return store.ok() ? *std::move(store) : nullptr;
+    return testing::OpenStore(dir_, options);
   }
 
   // Random puts and deletes of kKeys keys; the model of what they left.

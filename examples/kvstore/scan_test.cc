@@ -40,9 +40,7 @@ class ScanTest : public ::testing::Test {
   }
 
   std::unique_ptr<Store> OpenStore(const StoreOptions& options) {
-    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(dir_, options);
-    EXPECT_TRUE(store.ok()) << store.status();
-    return store.ok() ? *std::move(store) : nullptr;
+    return testing::OpenStore(dir_, options);
   }
 
   std::string dir_;

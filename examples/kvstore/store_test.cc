@@ -57,9 +57,7 @@ class StoreTest : public ::testing::Test {
   }
 
   std::unique_ptr<Store> OpenStore(const StoreOptions& options) {
-    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(dir_, options);
-    EXPECT_TRUE(store.ok()) << store.status();
-    return store.ok() ? *std::move(store) : nullptr;
+    return testing::OpenStore(dir_, options);
   }
 
   // The table files in the directory, by number.

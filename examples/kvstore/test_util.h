@@ -4,10 +4,12 @@
 #define KVSTORE_TEST_UTIL_H_
 
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+#include "store.h"
 
 namespace kvstore {
 namespace testing {
@@ -22,6 +24,13 @@ inline std::string FreshTestDir() {
                               .string();
   std::filesystem::remove_all(dir);
   return dir;
+}
+
+// The store in `dir`, or null with a test failure saying why.
+inline std::unique_ptr<Store> OpenStore(const std::string& dir, const StoreOptions& options) {
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(dir, options);
+  EXPECT_TRUE(store.ok()) << store.status();
+  return store.ok() ? *std::move(store) : nullptr;
 }
 
 }  // namespace testing

@@ -11,23 +11,15 @@
 
 #include "gtest/gtest.h"
 #include "lsmbloom/lookup/filter_budget.h"
+#include "tests/lsm_testutil.h"
 #include "tests/table_testutil.h"
 
 namespace lsmbloom {
 namespace {
 
 using testutil::Entry;
+using testutil::OpenTable;
 using Kind = LookupResult::Kind;
-
-std::shared_ptr<const Table> MakeTable(std::vector<Entry> entries,
-                                       const TableOptions& options = TableOptions()) {
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return a.key != b.key ? a.key < b.key : a.seq > b.seq;
-  });
-  auto table = Table::Open(NewMemRandomAccessFile(testutil::BuildTable(entries, options)));
-  EXPECT_TRUE(table.ok()) << table.status();
-  return std::shared_ptr<const Table>(std::move(*table));
-}
 
 Entry Put(const std::string& key, uint64_t seq, const std::string& value) {
   return Entry{key, seq, EntryType::kValue, value};
@@ -36,35 +28,7 @@ Entry Del(const std::string& key, uint64_t seq) {
   return Entry{key, seq, EntryType::kDeletion, ""};
 }
 
-// A model LSM: files laid out by level, plus the truth for each key.
-struct Lsm {
-  TableSet set;
-  std::map<std::string, Entry> truth;  // Newest entry per key.
-  uint64_t next_file = 1;
-
-  explicit Lsm(const LookupOptions& options = LookupOptions()) : set(options) {}
-
-  void AddFile(int level, std::vector<Entry> entries,
-               const TableOptions& options = TableOptions()) {
-    for (const Entry& e : entries) {
-      auto it = truth.find(e.key);
-      if (it == truth.end() || it->second.seq < e.seq) truth[e.key] = e;
-    }
-    VersionEdit edit;
-    edit.added.push_back({level, next_file++, MakeTable(std::move(entries), options)});
-    ASSERT_TRUE(set.Apply(edit).ok());
-  }
-
-  LookupResult Expected(const std::string& key) const {
-    LookupResult r;
-    auto it = truth.find(key);
-    if (it == truth.end()) return r;
-    r.sequence = it->second.seq;
-    r.kind = it->second.type == EntryType::kDeletion ? Kind::kDeleted : Kind::kFound;
-    r.value = it->second.value;
-    return r;
-  }
-};
+using Lsm = testutil::ModelLsm;
 
 // Options with the lookup counters off, as the benchmarks run.
 LookupOptions CountersOff() {
@@ -191,7 +155,7 @@ TEST(LookupTest, OverlappingFilesInOneLevelAreRejected) {
   Lsm lsm;
   lsm.AddFile(1, {Put("a", 1, "1"), Put("f", 1, "1")});
   VersionEdit edit;
-  edit.added.push_back({1, 99, MakeTable({Put("c", 2, "2")})});
+  edit.added.push_back({1, 99, OpenTable({Put("c", 2, "2")})});
   const absl::Status s = lsm.set.Apply(edit);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("overlap"), std::string::npos);
@@ -200,7 +164,7 @@ TEST(LookupTest, OverlappingFilesInOneLevelAreRejected) {
   bad_remove.removed.push_back({1, 12345});
   EXPECT_FALSE(lsm.set.Apply(bad_remove).ok());
   VersionEdit duplicate;  // File number 1 is in level 1 already.
-  duplicate.added.push_back({2, 1, MakeTable({Put("x", 3, "3")})});
+  duplicate.added.push_back({2, 1, OpenTable({Put("x", 3, "3")})});
   EXPECT_NE(lsm.set.Apply(duplicate).message().find("already"), std::string::npos);
 }
 
@@ -448,8 +412,8 @@ TEST(LookupTest, ATableReplacedByAnotherValidTableIsRefusedWhereItIsAdded) {
   // Two generations of one file: the older is a valid table, and read in
   // place of the newer it would answer with stale values and resurrect
   // deleted keys.
-  const std::shared_ptr<const Table> older = MakeTable({Put("k", 1, "old"), Put("x", 2, "x")});
-  const std::shared_ptr<const Table> newer = MakeTable({Put("k", 3, "new"), Del("x", 4)});
+  const std::shared_ptr<const Table> older = OpenTable({Put("k", 1, "old"), Put("x", 2, "x")});
+  const std::shared_ptr<const Table> newer = OpenTable({Put("k", 3, "new"), Del("x", 4)});
   ASSERT_NE(older->unique_id(), newer->unique_id());
 
   TableSet set;
@@ -649,7 +613,7 @@ TEST(LookupTest, ConcurrentReadersWhileFilesAreSwapped) {
   }
   TableSet set;
   VersionEdit init;
-  init.added.push_back({1, 1, MakeTable(all)});
+  init.added.push_back({1, 1, OpenTable(all)});
   ASSERT_TRUE(set.Apply(init).ok());
   init = VersionEdit();  // The set holds the only reference now.
   std::atomic<bool> stop{false};
@@ -681,13 +645,13 @@ TEST(LookupTest, ConcurrentReadersWhileFilesAreSwapped) {
     VersionEdit edit;
     if (!split) {
       edit.removed.push_back({1, file - 1});
-      edit.added.push_back({1, file, MakeTable(lo)});
-      edit.added.push_back({1, file + 1, MakeTable(hi)});
+      edit.added.push_back({1, file, OpenTable(lo)});
+      edit.added.push_back({1, file + 1, OpenTable(hi)});
       file += 2;
     } else {
       edit.removed.push_back({1, file - 2});
       edit.removed.push_back({1, file - 1});
-      edit.added.push_back({1, file++, MakeTable(all)});
+      edit.added.push_back({1, file++, OpenTable(all)});
     }
     if (round == 0) released = set.files()[1][0].table;
     const absl::Status s = set.Apply(edit);
@@ -737,7 +701,7 @@ TEST(LookupTest, ConcurrentGetAndMultiGetWhileL0AndLevelsChange) {
   std::map<uint64_t, std::weak_ptr<const Table>> tables;  // By file number.
   std::vector<std::weak_ptr<const Table>> removed;
   auto add = [&](VersionEdit& edit, int level, std::vector<Entry> entries) {
-    std::shared_ptr<const Table> table = MakeTable(std::move(entries));
+    std::shared_ptr<const Table> table = OpenTable(std::move(entries));
     tables[next_file] = table;
     edit.added.push_back({level, next_file, std::move(table)});
     return next_file++;

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "lsmbloom/filter/ribbon_policy.h"
 #include "lsmbloom/lookup/lookup.h"
+#include "tests/lsm_testutil.h"
 #include "tests/table_testutil.h"
 
 namespace lsmbloom {
@@ -34,42 +35,16 @@ TableOptions OptionsFor(Filter filter) {
   return options;
 }
 
-// A model LSM whose tables are opened with default TableReadOptions.
-struct Lsm {
-  TableSet set;
-  std::map<std::string, Entry> truth;  // Newest entry per key.
-  uint64_t next_file = 1;
+using Lsm = testutil::ModelLsm;
 
-  explicit Lsm(const LookupOptions& options = LookupOptions()) : set(options) {}
-
-  void AddFile(int level, std::vector<Entry> entries, Filter filter) {
-    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-      return a.key != b.key ? a.key < b.key : a.seq > b.seq;
-    });
-    for (const Entry& e : entries) {
-      auto it = truth.find(e.key);
-      if (it == truth.end() || it->second.seq < e.seq) truth[e.key] = e;
-    }
-    auto table = Table::Open(
-        NewMemRandomAccessFile(testutil::BuildTable(entries, OptionsFor(filter))));
-    ASSERT_TRUE(table.ok()) << table.status();
-    ASSERT_TRUE((*table)->filter_status().ok()) << (*table)->filter_status();
-    VersionEdit edit;
-    edit.added.push_back({level, next_file++, std::shared_ptr<const Table>(std::move(*table))});
-    ASSERT_TRUE(set.Apply(edit).ok());
-  }
-
-  LookupResult Expected(const std::string& key) const {
-    LookupResult r;
-    auto it = truth.find(key);
-    if (it == truth.end()) return r;
-    r.sequence = it->second.seq;
-    r.kind = it->second.type == EntryType::kDeletion ? LookupResult::Kind::kDeleted
-                                                     : LookupResult::Kind::kFound;
-    r.value = it->second.value;
-    return r;
-  }
-};
+// Adds a file of `entries` whose `filter` the tables, opened with default
+// TableReadOptions, must trust.
+void AddFile(Lsm& lsm, int level, std::vector<Entry> entries, Filter filter) {
+  const std::shared_ptr<const Table> table =
+      lsm.AddFile(level, std::move(entries), OptionsFor(filter));
+  ASSERT_NE(table, nullptr);
+  ASSERT_TRUE(table->filter_status().ok()) << table->filter_status();
+}
 
 // Three levels over keys TableKey(2 * i), i < keys: level 2 holds them all
 // (two files), level 1 every 3rd (some deleted), level 0 two overlapping
@@ -93,11 +68,11 @@ void BuildLsm(Lsm& lsm, int keys, Filter l0, Filter l1, Filter l2a, Filter l2b) 
     level0[(i / 10) % 2].push_back(
         {testutil::TableKey(2 * i), seq++, EntryType::kValue, "l0-" + std::to_string(i)});
   }
-  lsm.AddFile(2, level2[0], l2a);
-  lsm.AddFile(2, level2[1], l2b);
-  lsm.AddFile(1, level1, l1);
-  lsm.AddFile(0, level0[0], l0);
-  lsm.AddFile(0, level0[1], l0);
+  AddFile(lsm, 2, level2[0], l2a);
+  AddFile(lsm, 2, level2[1], l2b);
+  AddFile(lsm, 1, level1, l1);
+  AddFile(lsm, 0, level0[0], l0);
+  AddFile(lsm, 0, level0[1], l0);
 }
 
 // Every key 0 .. 2 * keys: each answer as the model's, by Get and by

@@ -11,7 +11,7 @@ fi
 packages=(
   bazel-bootstrap g++ python3 python3-matplotlib
   libabsl-dev libhwy-dev libxxhash-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libleveldb-dev librocksdb-dev libzstd-dev libsnappy-dev nlohmann-json3-dev
+  libleveldb-dev librocksdb-dev libzstd-dev libsnappy-dev nlohmann-json3-dev liburing-dev
   clang libclang-rt-14-dev
   cmake ninja-build pkg-config
 )

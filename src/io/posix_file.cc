@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/io/file.h"
+#include "src/io/native_file.h"
 
 namespace lsmbloom {
 namespace {
@@ -83,10 +85,43 @@ class PosixWritableFile : public WritableFile {
   int fd_;
 };
 
-class PosixRandomAccessFile : public RandomAccessFile {
+// A buffer aligned for direct reads, one per thread, grown as needed.
+char* DirectReadBuffer(size_t n) {
+  struct Buffer {
+    char* data = nullptr;
+    size_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffer;
+  if (n > buffer.size) {
+    void* p = nullptr;
+    if (::posix_memalign(&p, kDirectReadAlignment, n) != 0) return nullptr;
+    std::free(buffer.data);
+    buffer.data = static_cast<char*>(p);
+    buffer.size = n;
+  }
+  return buffer.data;
+}
+
+// pread until n bytes or end of file; the bytes read, or -errno.
+ssize_t PreadFully(int fd, char* buf, size_t n, uint64_t offset) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t r = ::pread(fd, buf + done, n - done, static_cast<off_t>(offset + done));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return -errno;
+    }
+    if (r == 0) break;
+    done += static_cast<size_t>(r);
+  }
+  return static_cast<ssize_t>(done);
+}
+
+class PosixRandomAccessFile : public RandomAccessFile, public internal::NativeFile {
  public:
-  PosixRandomAccessFile(std::string path, int fd, uint64_t size, void* map)
-      : path_(std::move(path)), fd_(fd), size_(size), map_(map) {}
+  PosixRandomAccessFile(std::string path, int fd, uint64_t size, void* map, bool direct)
+      : path_(std::move(path)), fd_(fd), size_(size), map_(map), direct_(direct) {}
   ~PosixRandomAccessFile() override {
     if (map_ != nullptr) ::munmap(map_, size_);
     ::close(fd_);
@@ -110,17 +145,10 @@ class PosixRandomAccessFile : public RandomAccessFile {
       *result = std::string_view(scratch, n);
       return absl::OkStatus();
     }
-    size_t done = 0;
-    while (done < n) {
-      const ssize_t r = ::pread(fd_, scratch + done, n - done, offset + done);
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        return PosixError(path_, errno);
-      }
-      if (r == 0) break;
-      done += static_cast<size_t>(r);
-    }
-    *result = std::string_view(scratch, done);
+    if (direct_) return ReadDirect(offset, n, scratch, result);
+    const ssize_t r = PreadFully(fd_, scratch, n, offset);
+    if (r < 0) return internal::ReadError(path_, offset, n, static_cast<int>(-r));
+    *result = std::string_view(scratch, static_cast<size_t>(r));
     return absl::OkStatus();
   }
 
@@ -129,14 +157,62 @@ class PosixRandomAccessFile : public RandomAccessFile {
                            : std::string_view(static_cast<const char*>(map_), size_);
   }
 
+  int fd() const override { return fd_; }
+  bool direct() const override { return direct_; }
+  const std::string& path() const override { return path_; }
+
  private:
+  // O_DIRECT wants the offset, length and buffer aligned: read the aligned
+  // range around the request into this thread's buffer, then copy out.
+  absl::Status ReadDirect(uint64_t offset, size_t n, char* scratch,
+                          std::string_view* result) const {
+    const internal::AlignedRange range = internal::AlignForDirectRead(offset, n);
+    char* buf = DirectReadBuffer(range.length);
+    if (buf == nullptr) return internal::ReadError(path_, offset, n, ENOMEM);
+    const ssize_t r = PreadFully(fd_, buf, range.length, range.begin);
+    if (r < 0) return internal::ReadError(path_, offset, n, static_cast<int>(-r));
+    const size_t skip = static_cast<size_t>(offset - range.begin);
+    const size_t got = static_cast<size_t>(r) > skip ? std::min(n, static_cast<size_t>(r) - skip) : 0;
+    std::memcpy(scratch, buf + skip, got);
+    *result = std::string_view(scratch, got);
+    return absl::OkStatus();
+  }
+
   std::string path_;
   int fd_;
   uint64_t size_;
   void* map_;
+  bool direct_;
 };
 
+absl::Status RefusesDirectReads(const std::string& path) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, ": the file system refuses direct reads (O_DIRECT); open it with "
+                         "FileAccess::kPread or kMmap instead"));
+}
+
 }  // namespace
+
+namespace internal {
+
+const NativeFile* NativeFileOf(const RandomAccessFile& file) {
+  return dynamic_cast<const NativeFile*>(&file);
+}
+
+AlignedRange AlignForDirectRead(uint64_t offset, size_t n) {
+  constexpr uint64_t kMask = kDirectReadAlignment - 1;
+  AlignedRange range;
+  range.begin = offset & ~kMask;
+  range.length = static_cast<size_t>(((offset + n + kMask) & ~kMask) - range.begin);
+  return range;
+}
+
+absl::Status ReadError(const std::string& path, uint64_t offset, size_t n, int error) {
+  return absl::ErrnoToStatus(error,
+                             absl::StrCat(path, ": read of ", n, " bytes at offset ", offset));
+}
+
+}  // namespace internal
 
 absl::StatusOr<std::unique_ptr<WritableFile>> NewPosixWritableFile(const std::string& path) {
   const std::string tmp = path + ".tmp";
@@ -154,8 +230,12 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(const std::strin
                                                                 FileAccess access) {
   // A 32-bit address space fills with a few large tables.
   constexpr bool kRoomToMap = sizeof(void*) >= 8;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return PosixError(path, errno);
+  const bool direct = access == FileAccess::kDirect;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
+  if (fd < 0) {
+    if (direct && errno == EINVAL) return RefusesDirectReads(path);
+    return PosixError(path, errno);
+  }
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     const int error = errno;
@@ -180,8 +260,19 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(const std::strin
       }
     }
   }
+  if (direct && st.st_size > 0) {
+    // Some file systems take O_DIRECT at open and refuse it at the first
+    // read: find out now, with one aligned block, not in a lookup.
+    char* buf = DirectReadBuffer(kDirectReadAlignment);
+    const ssize_t r = buf == nullptr ? -ENOMEM : PreadFully(fd, buf, kDirectReadAlignment, 0);
+    if (r < 0) {
+      ::close(fd);
+      if (r == -EINVAL) return RefusesDirectReads(path);
+      return internal::ReadError(path, 0, kDirectReadAlignment, static_cast<int>(-r));
+    }
+  }
   return std::unique_ptr<RandomAccessFile>(
-      new PosixRandomAccessFile(path, fd, static_cast<uint64_t>(st.st_size), map));
+      new PosixRandomAccessFile(path, fd, static_cast<uint64_t>(st.st_size), map, direct));
 }
 
 }  // namespace lsmbloom

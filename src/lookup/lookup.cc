@@ -13,6 +13,8 @@
 #include "lsmbloom/filter/filter_policy.h"
 #include "src/filter/filter_probe.h"
 #include "src/lookup/candidate_filters.h"
+#include "src/lookup/lookup_counts.h"
+#include "src/lookup/storage_search.h"
 #include "src/lookup/version.h"
 #include "src/table/table_lookup.h"
 #include "src/util/prefetch.h"
@@ -21,7 +23,9 @@ namespace lsmbloom {
 
 using internal::FileMeta;
 using internal::FilterStep;
+using internal::BlockReads;
 using internal::IndexSearch;
+using internal::LocalCounts;
 using internal::RangeSkips;
 using internal::TableLookup;
 using internal::Version;
@@ -123,42 +127,6 @@ bool AnyTrue(const bool* flags, size_t n) {
 
 }  // namespace
 
-// A lookup's counts, added to the shared counters once at its end: an
-// atomic add is a full barrier on x86, and a dozen of them in the middle of
-// a lookup cost more than its filter probes.
-struct LocalCounts {
-  uint32_t lookups = 0;
-  uint32_t checked[kNumLevels] = {}, ruled_out[kNumLevels] = {}, positive[kNumLevels] = {},
-           true_positive[kNumLevels] = {}, reads[kNumLevels] = {}, range_skipped[kNumLevels] = {};
-  // Sum of the checked filters' predicted FPRs over the checks of keys
-  // their files did not have (every check adds, a true positive takes back).
-  double expected_false_positives[kNumLevels] = {};
-
-  // A filter probe's outcome, counted without branches: which way the
-  // filter answers is the one thing here a predictor cannot learn.
-  void AddProbe(int level, bool ruled_out, double predicted_fpr) {
-    ++checked[level];
-    this->ruled_out[level] += ruled_out;
-    positive[level] += !ruled_out;
-    expected_false_positives[level] += predicted_fpr;
-  }
-
-  // A file searched after its filter (if any) said "maybe".
-  void AddSearch(int level, uint64_t block_reads, bool filter_true_positive, double predicted_fpr) {
-    reads[level] += static_cast<uint32_t>(block_reads);
-    true_positive[level] += filter_true_positive;
-    expected_false_positives[level] -= filter_true_positive ? predicted_fpr : 0.0;
-  }
-
-  // Range skips count only for the levels the search reached.
-  void AddRangeSkips(const RangeSkips& skips, int last_level) {
-    range_skipped[0] += skips.level0;
-    for (int level = 1; level <= last_level; ++level) {
-      range_skipped[level] += (skips.level_mask >> level) & 1;
-    }
-  }
-};
-
 class TableSet::Impl {
  public:
   explicit Impl(const LookupOptions& options)
@@ -175,6 +143,7 @@ class TableSet::Impl {
   struct LevelCounters {
     std::atomic<uint64_t> checked{0}, ruled_out{0}, positive{0}, true_positive{0},
         data_block_reads{0}, range_skipped{0};
+    std::atomic<uint64_t> cache_hits{0}, cache_misses{0}, file_reads{0}, file_bytes{0};
     // LocalCounts::expected_false_positives, in kExpectedFalsePositiveUnits.
     std::atomic<uint64_t> expected_false_positives{0};
   };
@@ -313,6 +282,12 @@ void TableSet::Impl::Flush(const LocalCounts& n) const {
     if (n.true_positive[level] != 0) Bump(c.true_positive, n.true_positive[level]);
     if (n.reads[level] != 0) Bump(c.data_block_reads, n.reads[level]);
     if (n.range_skipped[level] != 0) Bump(c.range_skipped, n.range_skipped[level]);
+    if (n.any_from_storage) {
+      Bump(c.cache_hits, n.cache_hits[level]);
+      Bump(c.cache_misses, n.cache_misses[level]);
+      Bump(c.file_reads, n.file_reads[level]);
+      Bump(c.file_bytes, n.file_bytes[level]);
+    }
   }
 }
 
@@ -331,7 +306,7 @@ absl::Status TableSet::Impl::SearchCandidates(const FileMeta* const* files, cons
       if (counts != nullptr) counts->AddProbe(level, ruled_out, m.predicted_fpr);
       if (ruled_out) continue;
     }
-    uint64_t reads = 0;
+    BlockReads reads;
     const absl::Status status =
         blocks != nullptr
             ? TableLookup::GetFromBlock(*m.table, blocks[j], key, hash, &reads, result)
@@ -341,8 +316,7 @@ absl::Status TableSet::Impl::SearchCandidates(const FileMeta* const* files, cons
     // An error ends the lookup: never guess.
     if (!status.ok()) {
       *stopped_at = level;
-      return absl::Status(status.code(), absl::StrCat("level ", level, " file ", m.file_number,
-                                                      ": ", status.message()));
+      return internal::FileSearchError(m, status);
     }
     if (result->kind != LookupResult::Kind::kNotFound) {
       *stopped_at = level;
@@ -444,6 +418,9 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::Impl::MultiGet(
     IndexSearch search;
   };
   std::vector<Survivor> survivors;
+  // Where tables are read from storage: the chunk's searches, by key.
+  std::vector<internal::KeySearch> searches;
+  std::vector<size_t> search_key;
 
   for (size_t start = 0; start < keys.size(); start += kChunk) {
     const size_t n = std::min(kChunk, keys.size() - start);
@@ -523,6 +500,37 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::Impl::MultiGet(
 
     // 4. Each key's survivors, newest first. A key every filter ruled out
     // keeps its result as made (not found) unless its probes are counted.
+    // Where blocks come from storage, in rounds whose reads are in flight
+    // together.
+    if (v->any_unmapped) {
+      searches.clear();
+      for (size_t i = 0; i < n; ++i) {
+        const KeyPlan& plan = plans[i];
+        if (!plan.any_maybe && counts == nullptr) continue;
+        internal::KeySearch ks;
+        ks.files = plan.files;
+        ks.maybe = pair_maybe + plan.first;
+        ks.blocks = pair_block + plan.first;
+        ks.count = plan.count;
+        ks.key = keys[start + i];
+        ks.hash = hashes[i];
+        ks.result = &*results[start + i];
+        searches.push_back(ks);
+        search_key.push_back(i);
+      }
+      internal::SearchInRounds(absl::MakeSpan(searches),
+                               options_.multiget_reads == LookupOptions::StorageReads::kInFlight
+                                   ? internal::BatchReadEngine::kAuto
+                                   : internal::BatchReadEngine::kSerial,
+                               counts);
+      for (size_t k = 0; k < searches.size(); ++k) {
+        const size_t i = search_key[k];
+        if (!searches[k].status.ok()) results[start + i] = std::move(searches[k].status);
+        if (counts != nullptr) counts->AddRangeSkips(plans[i].skips, searches[k].stopped_at);
+      }
+      search_key.clear();
+      continue;
+    }
     for (size_t i = 0; i < n; ++i) {
       const KeyPlan& plan = plans[i];
       if (!plan.any_maybe && counts == nullptr) continue;
@@ -554,6 +562,10 @@ LookupStats TableSet::Impl::stats() const {
         kExpectedFalsePositiveUnits;
     l.data_block_reads = c.data_block_reads.load(std::memory_order_relaxed);
     l.files_range_skipped = c.range_skipped.load(std::memory_order_relaxed);
+    l.block_cache_hits = c.cache_hits.load(std::memory_order_relaxed);
+    l.block_cache_misses = c.cache_misses.load(std::memory_order_relaxed);
+    l.file_reads = c.file_reads.load(std::memory_order_relaxed);
+    l.file_read_bytes = c.file_bytes.load(std::memory_order_relaxed);
     double fpr_sum = 0, filter_bits = 0;
     uint64_t filtered_entries = 0;
     for (const TableFile& f : v->levels[level]) {
@@ -583,6 +595,10 @@ void TableSet::Impl::ResetStats() {
     c.expected_false_positives.store(0);
     c.data_block_reads.store(0);
     c.range_skipped.store(0);
+    c.cache_hits.store(0);
+    c.cache_misses.store(0);
+    c.file_reads.store(0);
+    c.file_bytes.store(0);
   }
 }
 

@@ -43,4 +43,19 @@ double LookupStats::PredictedFalsePositiveReads() const {
   return cost;
 }
 
+double LookupStats::file_reads_per_lookup() const {
+  uint64_t reads = 0;
+  for (const LevelStats& l : levels) reads += l.file_reads;
+  return lookups == 0 ? 0.0 : static_cast<double>(reads) / lookups;
+}
+
+double LookupStats::block_cache_hit_rate() const {
+  uint64_t hits = 0, asked = 0;
+  for (const LevelStats& l : levels) {
+    hits += l.block_cache_hits;
+    asked += l.block_cache_hits + l.block_cache_misses;
+  }
+  return asked == 0 ? 0.0 : static_cast<double>(hits) / asked;
+}
+
 }  // namespace lsmbloom

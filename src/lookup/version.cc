@@ -47,6 +47,7 @@ void Version::Index(const LookupOptions& options) {
   const size_t from = common_prefix.size();
   any_ribbon_filter = false;
   any_own_filter = false;
+  any_unmapped = false;
   for (int level = 0; level < kNumLevels; ++level) {
     const bool allowed =
         options.use_filters && !(options.skip_last_level_filters && level == last_nonempty_level);
@@ -55,6 +56,7 @@ void Version::Index(const LookupOptions& options) {
     largest_prefix[level].clear();
     for (const TableFile& f : levels[level]) {
       const Table& t = *f.table;
+      if (!TableLookup::Mapped(t)) any_unmapped = true;
       FileMeta m;
       m.smallest = t.smallest_user_key();
       m.largest = t.largest_user_key();

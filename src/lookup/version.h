@@ -78,6 +78,9 @@ struct Version {
   // before the batch probe does.
   bool any_ribbon_filter = false;
   bool any_own_filter = false;
+  // Some file is read from storage (not mapped): MultiGet then reads data
+  // blocks in rounds (storage_search.h).
+  bool any_unmapped = false;
 
   // Rebuilds everything below from `levels`. Call after any change to them.
   void Index(const LookupOptions& options);

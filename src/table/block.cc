@@ -115,6 +115,13 @@ std::optional<Block> Block::Reparse(std::string_view data, std::string_view what
                layout.buckets, layout.num_buckets, what);
 }
 
+Block Block::Share(std::shared_ptr<const Block> cached) {
+  Block b(nullptr, cached->data_, cached->restarts_offset_, cached->num_restarts_,
+          cached->buckets_, cached->num_buckets_, cached->what_);
+  b.shared_ = std::move(cached);
+  return b;
+}
+
 uint32_t Block::IntervalEnd(const char* restarts, uint32_t num_restarts, uint32_t restarts_offset,
                             uint32_t index) {
   return index + 1 < num_restarts ? DecodeFixed32(restarts + 4 * (index + 1)) : restarts_offset;

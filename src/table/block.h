@@ -51,6 +51,11 @@ class Block {
   static std::optional<Block> Reparse(std::string_view data, std::string_view what,
                                       bool may_have_hash_index);
 
+  // A block over `cached`'s bytes, parsed as it was, that keeps `cached`
+  // alive: what a block cache hands a lookup, neither copied nor checked
+  // again.
+  static Block Share(std::shared_ptr<const Block> cached);
+
   size_t size() const { return data_.size(); }
   uint32_t num_restarts() const { return num_restarts_; }
   uint32_t num_hash_buckets() const { return num_buckets_; }
@@ -190,6 +195,7 @@ class Block {
 
   // Owned bytes live on the heap so that moving a Block keeps data_ valid.
   std::unique_ptr<std::string> owned_;
+  std::shared_ptr<const Block> shared_;  // Whose bytes data_ views (Share).
   std::string_view data_;
   uint32_t restarts_offset_;
   uint32_t num_restarts_;

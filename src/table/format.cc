@@ -280,6 +280,13 @@ absl::Status ReadRaw(const RandomAccessFile& file, const BlockHandle& handle, Bl
 
 }  // namespace
 
+// The block in `bytes` (block and trailer), checked and decompressed: in
+// place when `scratch` is null (mapped bytes), else owned, taken from
+// *scratch when `bytes` are its own.
+absl::StatusOr<BlockContents> DecodeBlock(std::string_view bytes, std::string* scratch,
+                                          const BlockHandle& handle, BlockKind kind,
+                                          const TableContext& context, bool verify_checksum);
+
 std::optional<uint64_t> WrittenForOffset(const RandomAccessFile& file, const BlockHandle& handle,
                                          BlockKind kind, const TableContext& context,
                                          const std::vector<uint64_t>& candidates) {
@@ -304,11 +311,30 @@ std::optional<uint64_t> WrittenForOffset(const RandomAccessFile& file, const Blo
 absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file, const BlockHandle& handle,
                                         BlockKind kind, const TableContext& context,
                                         bool verify_checksum) {
-  BlockContents contents;
   std::string scratch;
   std::string_view bytes;
   absl::Status s = ReadRaw(file, handle, kind, &scratch, &bytes);
   if (!s.ok()) return s;
+  return DecodeBlock(bytes, scratch.empty() ? nullptr : &scratch, handle, kind, context,
+                     verify_checksum);
+}
+
+absl::StatusOr<BlockContents> DecodeReadBlock(std::string_view bytes, std::string* buffer,
+                                              const BlockHandle& handle, BlockKind kind,
+                                              const TableContext& context, bool verify_checksum) {
+  if (bytes.size() != handle.size + kBlockTrailerSize) {
+    return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": short read, ", bytes.size(),
+                                      " of ", handle.size + kBlockTrailerSize, " bytes"));
+  }
+  std::string copy;
+  const bool own = buffer != nullptr && buffer->data() == bytes.data();
+  return DecodeBlock(bytes, own ? buffer : &copy, handle, kind, context, verify_checksum);
+}
+
+absl::StatusOr<BlockContents> DecodeBlock(std::string_view bytes, std::string* scratch,
+                                          const BlockHandle& handle, BlockKind kind,
+                                          const TableContext& context, bool verify_checksum) {
+  BlockContents contents;
   const std::string_view body = bytes.substr(0, handle.size);
   const char type = bytes[handle.size];
   contents.compression = static_cast<Compression>(type);
@@ -328,11 +354,12 @@ absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file, const Bloc
   constexpr uint64_t kMaxBlockBytes = uint64_t{1} << 30;
   switch (static_cast<Compression>(type)) {
     case Compression::kNone:
-      if (scratch.empty()) {
+      if (scratch == nullptr) {
         contents.mapped = body;  // In memory: no copy.
       } else {
-        scratch.resize(handle.size);
-        contents.owned = std::move(scratch);
+        if (scratch->data() != body.data()) scratch->assign(body.data(), body.size());
+        scratch->resize(handle.size);
+        contents.owned = std::move(*scratch);
         contents.is_owned = true;
       }
       return contents;

@@ -138,6 +138,14 @@ absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file, const Bloc
                                         BlockKind kind, const TableContext& context,
                                         bool verify_checksum);
 
+// The `kind` block at `handle` from `bytes`, its block and trailer as read
+// into a caller's buffer (a batch of reads): checked as ReadBlock checks it
+// (a short read is DataLoss), its bytes copied or decompressed into owned
+// contents (taken from *buffer, if given and `bytes` start it).
+absl::StatusOr<BlockContents> DecodeReadBlock(std::string_view bytes, std::string* buffer,
+                                              const BlockHandle& handle, BlockKind kind,
+                                              const TableContext& context, bool verify_checksum);
+
 // For a block that failed its checksum: the offset among `candidates` at
 // which its trailer would have been right in this table (it was moved from
 // there), if any. Reads the block again; for diagnosis, not lookups.

@@ -66,7 +66,8 @@ absl::StatusOr<std::unique_ptr<Block>> Table::Rep::ReadDataBlock(const BlockHand
   return std::make_unique<Block>(std::move(*block));
 }
 
-absl::StatusOr<Block> Table::Rep::ReadIndexedBlock(size_t i, bool count) const {
+absl::StatusOr<Block> Table::Rep::ReadIndexedBlock(size_t i, bool count,
+                                                   internal::BlockReads* reads) const {
   if (count) counters.data_block_reads.fetch_add(1, std::memory_order_relaxed);
   if (verified[i].load(std::memory_order_relaxed)) {
     // Mapped, uncompressed, verified and parsed before: these bytes again.
@@ -77,6 +78,15 @@ absl::StatusOr<Block> Table::Rep::ReadIndexedBlock(size_t i, bool count) const {
                          /*may_have_hash_index=*/HasHashIndexes());
       if (block.has_value()) return *std::move(block);
     }
+  }
+  if (!file_mapped) {
+    if (std::shared_ptr<const Block> hit = CachedBlock(i, reads)) return Block::Share(std::move(hit));
+    const BlockHandle& h = index_slots[i].handle;
+    std::string scratch(h.size + internal::kBlockTrailerSize, '\0');
+    std::string_view bytes;
+    absl::Status s = file->Read(h.offset, scratch.size(), &scratch[0], &bytes);
+    if (!s.ok()) return s;
+    return BlockFromFileBytes(i, bytes, reads, &scratch);
   }
   const bool verify = options.verify_checksums && !verified[i].load(std::memory_order_relaxed);
   absl::StatusOr<internal::BlockContents> contents = internal::ReadBlock(
@@ -89,6 +99,34 @@ absl::StatusOr<Block> Table::Rep::ReadIndexedBlock(size_t i, bool count) const {
   // without its checks.
   if (verify && mapped && block.ok()) verified[i].store(true, std::memory_order_relaxed);
   return block;
+}
+
+std::shared_ptr<const Block> Table::Rep::CachedBlock(size_t i, internal::BlockReads* reads) const {
+  if (cache == nullptr) return nullptr;
+  std::shared_ptr<const Block> hit = cache->Lookup(CacheKey(i));
+  if (reads != nullptr) ++(hit != nullptr ? reads->cache_hits : reads->cache_misses);
+  return hit;
+}
+
+absl::StatusOr<Block> Table::Rep::BlockFromFileBytes(size_t i, std::string_view bytes,
+                                                     internal::BlockReads* reads,
+                                                     std::string* buffer) const {
+  if (reads != nullptr) {
+    ++reads->file_reads;
+    reads->file_bytes += bytes.size();
+  }
+  absl::StatusOr<internal::BlockContents> contents =
+      internal::DecodeReadBlock(bytes, buffer, index_slots[i].handle, internal::BlockKind::kData,
+                                context, options.verify_checksums);
+  if (!contents.ok()) return contents.status();
+  absl::StatusOr<Block> block =
+      Block::Parse(std::move(*contents), "data block", /*may_have_hash_index=*/HasHashIndexes());
+  if (!block.ok() || cache == nullptr) return block;
+  // Cached only verified (when verify_checksums) and parsed: a hit is
+  // neither checked nor copied again.
+  auto shared = std::make_shared<const Block>(*std::move(block));
+  const size_t charge = internal::BlockCacheImpl::ChargeOf(*shared);
+  return Block::Share(cache->Insert(CacheKey(i), std::move(shared), charge));
 }
 
 absl::Status Table::Rep::DecodeIndex() {
@@ -383,6 +421,22 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(std::unique_ptr<RandomAccessF
   rep->properties = *std::move(properties);
 
   if (!filter_policy.empty()) rep->LoadFilter(filter_policy, rep->handles.filter);
+
+  const std::string_view mapped = rep->file->MappedContents();
+  rep->file_mapped = !mapped.empty() && mapped.size() == rep->file->Size();
+  if (options.block_cache != nullptr && !rep->file_mapped) {
+    rep->cache_owner = options.block_cache;
+    rep->cache = &internal::BlockCacheImpl::Of(*options.block_cache);
+    rep->cache_table_id = rep->cache->NewTableId();
+  }
+  if (options.block_cache != nullptr && options.charge_table_memory_to_cache) {
+    const uint64_t held = (rep->filter != nullptr ? rep->filter_contents.size() : 0) +
+                          rep->index->size() + rep->index_keys.size() +
+                          rep->index_slots.size() * sizeof(internal::IndexSlot) +
+                          rep->index_entries.size() * sizeof(internal::IndexSeparator);
+    rep->cache_reservation =
+        std::make_unique<internal::CacheReservation>(options.block_cache, held);
+  }
   return std::unique_ptr<Table>(new Table(std::move(rep)));
 }
 
@@ -431,34 +485,39 @@ absl::Status Table::Get(std::string_view user_key, LookupResult* result) const {
 }
 
 absl::Status Table::Rep::Search(std::string_view user_key, uint64_t user_key_hash,
-                                bool filter_said_maybe, bool count, uint64_t* blocks_read,
+                                bool filter_said_maybe, bool count, internal::BlockReads* reads,
                                 LookupResult* result) const {
   const size_t entry = FindDataBlock(user_key);
   PrefetchBlock(entry);
-  return SearchBlock(entry, user_key, user_key_hash, filter_said_maybe, count, blocks_read,
-                     result);
+  return SearchBlock(entry, user_key, user_key_hash, filter_said_maybe, count, reads, result);
 }
 
 absl::Status Table::Rep::SearchBlock(size_t entry, std::string_view user_key,
                                      uint64_t user_key_hash, bool filter_said_maybe, bool count,
-                                     uint64_t* blocks_read, LookupResult* result) const {
+                                     internal::BlockReads* reads, LookupResult* result) const {
   result->Reset();
   if (count && filter_said_maybe) {
     counters.filter_positive.fetch_add(1, std::memory_order_relaxed);
   }
   if (entry >= index_entries.size()) return absl::OkStatus();  // Past the last key.
-  if (blocks_read != nullptr) ++*blocks_read;
-  absl::StatusOr<Block> block = ReadIndexedBlock(entry, count);
+  if (reads != nullptr) ++reads->blocks;
+  absl::StatusOr<Block> block = ReadIndexedBlock(entry, count, reads);
   if (!block.ok()) return block.status();
+  return SearchInBlock(*block, user_key, user_key_hash, filter_said_maybe, count, result);
+}
+
+absl::Status Table::Rep::SearchInBlock(const Block& block, std::string_view user_key,
+                                       uint64_t user_key_hash, bool filter_said_maybe, bool count,
+                                       LookupResult* result) const {
   // The restart interval the hash index names, or kUseSearch to binary-search
   // the restarts (as in blocks without an index).
   const int restart =
-      block->num_hash_buckets() == 0 ? Block::kUseSearch : block->HashLookup(user_key_hash);
+      block.num_hash_buckets() == 0 ? Block::kUseSearch : block.HashLookup(user_key_hash);
   if (restart == Block::kNotInBlock) return absl::OkStatus();  // Most false positives.
   if (restart == Block::kBadBucket) {
     return absl::DataLossError("data block: hash index names a restart the block lacks");
   }
-  Block::Iterator it(&*block, internal::CompareInternalKeys);
+  Block::Iterator it(&block, internal::CompareInternalKeys);
   if (restart == Block::kUseSearch) {
     char buf[internal::kSeekKeyBuffer];
     std::string spill;

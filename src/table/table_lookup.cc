@@ -8,10 +8,10 @@ namespace internal {
 const FilterProbe& TableLookup::Probe(const Table& table) { return table.rep_->probe; }
 
 absl::Status TableLookup::GetAfterFilter(const Table& table, std::string_view user_key,
-                                         uint64_t user_key_hash, uint64_t* blocks_read,
+                                         uint64_t user_key_hash, BlockReads* reads,
                                          LookupResult* result) {
   return table.rep_->Search(user_key, user_key_hash, /*filter_said_maybe=*/false, /*count=*/false,
-                            blocks_read, result);
+                            reads, result);
 }
 
 IndexSearch TableLookup::StartLocate(const Table& table, std::string_view user_key) {
@@ -35,9 +35,52 @@ void TableLookup::PrefetchSearch(const Table& table, size_t block, uint64_t user
 
 absl::Status TableLookup::GetFromBlock(const Table& table, size_t block,
                                        std::string_view user_key, uint64_t user_key_hash,
-                                       uint64_t* blocks_read, LookupResult* result) {
+                                       BlockReads* reads, LookupResult* result) {
   return table.rep_->SearchBlock(block, user_key, user_key_hash, /*filter_said_maybe=*/false,
-                                 /*count=*/false, blocks_read, result);
+                                 /*count=*/false, reads, result);
+}
+
+bool TableLookup::Mapped(const Table& table) { return table.rep_->file_mapped; }
+
+const RandomAccessFile& TableLookup::File(const Table& table) { return *table.rep_->file; }
+
+void TableLookup::PlanFetch(const Table& table, size_t block, BlockFetch* fetch,
+                            BlockReads* reads) {
+  const Table::Rep& rep = *table.rep_;
+  *fetch = BlockFetch();
+  if (block >= rep.index_slots.size()) return;  // Past the last key: nothing to read.
+  if (std::shared_ptr<const Block> hit = rep.CachedBlock(block, reads)) {
+    fetch->cached = std::move(hit);
+    return;
+  }
+  const BlockHandle& h = rep.index_slots[block].handle;
+  fetch->needs_read = true;
+  fetch->offset = h.offset;
+  fetch->size = static_cast<size_t>(h.size) + kBlockTrailerSize;
+}
+
+absl::Status TableLookup::GetFromFetched(const Table& table, size_t block, const BlockFetch& fetch,
+                                         std::string_view bytes, const absl::Status& read_status,
+                                         std::string_view user_key, uint64_t user_key_hash,
+                                         BlockReads* reads, LookupResult* result) {
+  const Table::Rep& rep = *table.rep_;
+  result->Reset();
+  if (block >= rep.index_slots.size()) return absl::OkStatus();  // Past the last key.
+  if (fetch.cached == nullptr && !fetch.needs_read) {  // Not planned: read it here.
+    return GetFromBlock(table, block, user_key, user_key_hash, reads, result);
+  }
+  if (reads != nullptr) ++reads->blocks;
+  if (fetch.cached != nullptr) {
+    const Block shared = Block::Share(std::static_pointer_cast<const Block>(fetch.cached));
+    return rep.SearchInBlock(shared, user_key, user_key_hash, false, false, result);
+  }
+  if (!read_status.ok()) {
+    if (reads != nullptr) ++reads->file_reads;
+    return read_status;
+  }
+  absl::StatusOr<Block> b = rep.BlockFromFileBytes(block, bytes, reads);
+  if (!b.ok()) return b.status();
+  return rep.SearchInBlock(*b, user_key, user_key_hash, false, false, result);
 }
 
 }  // namespace internal

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -28,6 +29,25 @@ struct IndexSearch {
   bool settled = false;     // The key lacks the separators' common prefix.
 };
 
+// What a lookup's data blocks cost it, added to its level's counts.
+struct BlockReads {
+  uint64_t blocks = 0;        // Data blocks searched.
+  uint64_t cache_hits = 0;    // ... found in the block cache,
+  uint64_t cache_misses = 0;  // ... looked for there in vain,
+  uint64_t file_reads = 0;    // ... read from the file (pread or direct: not mapped, not cached),
+  uint64_t file_bytes = 0;    // ... and their bytes, trailers included.
+};
+
+// A data block a batch of lookups fetches for one search: where its bytes
+// lie, for a read in flight with the batch's others (src/io/batch_read.h),
+// or the block itself, found in the block cache.
+struct BlockFetch {
+  bool needs_read = false;
+  uint64_t offset = 0;
+  size_t size = 0;                      // Block and trailer.
+  std::shared_ptr<const void> cached;   // The cached block, when found there.
+};
+
 class TableLookup {
  public:
   // How to probe the table's whole-key filter (kNone: it has none, or
@@ -36,11 +56,11 @@ class TableLookup {
   static const FilterProbe& Probe(const Table& table);
 
   // The lookup once the filter said "maybe" or was not consulted: the index
-  // and one data block. Adds the data blocks read to *blocks_read, if given.
+  // and one data block. Adds what the data block cost to *reads.
   // The answer goes to *result, whose value keeps its capacity. Here and
   // below, user_key_hash is KeyHash(user_key) with the default HashSpec.
   static absl::Status GetAfterFilter(const Table& table, std::string_view user_key,
-                                     uint64_t user_key_hash, uint64_t* blocks_read,
+                                     uint64_t user_key_hash, BlockReads* reads,
                                      LookupResult* result);
 
   // GetAfterFilter in steps, so that a batch can keep many tables' index
@@ -60,8 +80,25 @@ class TableLookup {
   static void PrefetchBlockTail(const Table& table, size_t block);
   static void PrefetchSearch(const Table& table, size_t block, uint64_t user_key_hash);
   static absl::Status GetFromBlock(const Table& table, size_t block, std::string_view user_key,
-                                   uint64_t user_key_hash, uint64_t* blocks_read,
+                                   uint64_t user_key_hash, BlockReads* reads,
                                    LookupResult* result);
+
+  // For batches over tables read from storage. Mapped: the table's blocks
+  // are in memory (mapped or in-memory file): GetFromBlock reads none.
+  static bool Mapped(const Table& table);
+  static const RandomAccessFile& File(const Table& table);
+  // What GetFromBlock would need for `block`: nothing (past the last
+  // block), the cached block (counted in *reads as a hit), or a read of
+  // the range *fetch names (counted as a miss where a cache was asked).
+  // REQUIRES: !Mapped(table).
+  static void PlanFetch(const Table& table, size_t block, BlockFetch* fetch, BlockReads* reads);
+  // GetFromBlock with what `fetch` holds: its cached block, or `bytes` as a
+  // read of its range returned them with `read_status` (an error ends the
+  // search with it). Verified and cached as GetFromBlock's own read is.
+  static absl::Status GetFromFetched(const Table& table, size_t block, const BlockFetch& fetch,
+                                     std::string_view bytes, const absl::Status& read_status,
+                                     std::string_view user_key, uint64_t user_key_hash,
+                                     BlockReads* reads, LookupResult* result);
 };
 
 }  // namespace internal

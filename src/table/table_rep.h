@@ -19,6 +19,7 @@
 #include "lsmbloom/table/table.h"
 #include "src/filter/filter_probe.h"
 #include "src/table/block.h"
+#include "src/table/block_cache_impl.h"
 #include "src/table/format.h"
 #include "src/table/table_inspection.h"
 #include "src/table/table_lookup.h"
@@ -106,6 +107,19 @@ struct Table::Rep {
   // Counting is not a change to the table: lookups count from const paths.
   mutable internal::TableCounters counters;
 
+  // Every data block is in memory: the file is mapped (or in memory).
+  bool file_mapped = false;
+  // The block cache's, when the file is read from storage and a cache was
+  // given (null otherwise); the id it gave this table; its charge for the
+  // table's index and filter memory, if asked.
+  internal::BlockCacheImpl* cache = nullptr;
+  std::shared_ptr<BlockCache> cache_owner;
+  uint64_t cache_table_id = 0;
+  std::unique_ptr<internal::CacheReservation> cache_reservation;
+  internal::BlockCacheKey CacheKey(size_t i) const {
+    return internal::BlockCacheKey{cache_table_id, context.unique_id, index_slots[i].handle.offset};
+  }
+
   // Reads, checks and parses the data block at `h`. `verify` overrides
   // options.verify_checksums when true. Counted when `count`.
   absl::StatusOr<std::unique_ptr<internal::Block>> ReadDataBlock(const internal::BlockHandle& h,
@@ -149,20 +163,35 @@ struct Table::Rep {
   // after that (`verified`), its mapped bytes are taken as they are, only
   // located again (most false positives of a filter then end at the
   // block's hash index, read from its tail).
-  absl::StatusOr<internal::Block> ReadIndexedBlock(size_t i, bool count) const;
+  // From storage: from the block cache when it holds it, else read, then
+  // verified, parsed and cached. Adds the cost to *reads, if given.
+  absl::StatusOr<internal::Block> ReadIndexedBlock(size_t i, bool count,
+                                                   internal::BlockReads* reads) const;
+  // Block i from the block cache, or null; counts the hit or miss.
+  std::shared_ptr<const internal::Block> CachedBlock(size_t i, internal::BlockReads* reads) const;
+  // Block i from `bytes` (block and trailer) read from the file: verified
+  // as options say, parsed, cached. Counts the file read. Takes the bytes
+  // from *buffer instead of copying them, if given and `bytes` start it.
+  absl::StatusOr<internal::Block> BlockFromFileBytes(size_t i, std::string_view bytes,
+                                                     internal::BlockReads* reads,
+                                                     std::string* buffer = nullptr) const;
 
   // The newest entry for `user_key` from the index and one data block, the
   // filter not consulted. Counts, when `count`, the block read and (when
-  // `filter_said_maybe`) the filter's positive. Adds the data blocks read to
-  // *blocks_read, if given. Writes the answer to *result, reusing its
+  // `filter_said_maybe`) the filter's positive. Adds what the data block
+  // cost to *reads, if given. Writes the answer to *result, reusing its
   // value's capacity; on error *result is unspecified. user_key_hash is
   // KeyHash(user_key) with the default HashSpec (for hash indexes).
   absl::Status Search(std::string_view user_key, uint64_t user_key_hash, bool filter_said_maybe,
-                      bool count, uint64_t* blocks_read, LookupResult* result) const;
+                      bool count, internal::BlockReads* reads, LookupResult* result) const;
   // Search, with FindDataBlock(user_key) already known.
   absl::Status SearchBlock(size_t entry, std::string_view user_key, uint64_t user_key_hash,
-                           bool filter_said_maybe, bool count, uint64_t* blocks_read,
+                           bool filter_said_maybe, bool count, internal::BlockReads* reads,
                            LookupResult* result) const;
+  // The search of the data block itself, once it is in hand.
+  absl::Status SearchInBlock(const internal::Block& block, std::string_view user_key,
+                             uint64_t user_key_hash, bool filter_said_maybe, bool count,
+                             LookupResult* result) const;
 
   void LoadFilter(const std::string& policy_name, const internal::BlockHandle& handle);
 

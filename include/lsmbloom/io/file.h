@@ -68,9 +68,23 @@ enum class FileAccess {
   // pread into the caller's buffer on every read: for files that may change
   // under the reader, or address spaces too small to map them.
   kPread,
+  // O_DIRECT: every read bypasses the page cache and goes to the device,
+  // for data larger than memory, where the page cache would only evict
+  // itself; give the tables a block cache (TableReadOptions::block_cache)
+  // for the blocks worth keeping. Reads take any offset and length: they
+  // go through a buffer aligned to kDirectReadAlignment and are copied out.
+  // Where the file system refuses O_DIRECT (tmpfs, some overlays),
+  // OpenPosixFile fails with InvalidArgument naming the path: it never
+  // falls back to cached reads behind the caller's back.
+  kDirect,
 };
 
-// Opens `path` for reading.
+// The alignment of a direct read's offset, length and buffer: 4096 serves
+// every device with logical blocks of up to 4 KiB.
+inline constexpr size_t kDirectReadAlignment = 4096;
+
+// Opens `path` for reading. Errors name the path; a read's errors name the
+// path, the offset and the length.
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(
     const std::string& path, FileAccess access = FileAccess::kDefault);
 // The same, mapped (kMmap) when `mmap`, else with pread (kPread).

@@ -44,6 +44,16 @@ struct LookupOptions {
   // absent-key Get (docs/PERFORMANCE.md); off, it does neither, and stats()
   // reports the files and filter sizes and zero counts.
   bool count_stats = true;
+  // How MultiGet reads the data blocks its filters let through, from tables
+  // whose files are read from storage (FileAccess::kPread or kDirect). It
+  // reads in rounds: each takes every unanswered key's next candidate that
+  // may hold it, so a key reads the blocks its Get would. kInFlight issues a
+  // round's reads together, through io_uring where the kernel allows it,
+  // and one after another where it does not (as kOneAfterAnother always
+  // does). Answers and errors are the same either way. Mapped tables need
+  // no reads.
+  enum class StorageReads { kInFlight, kOneAfterAnother };
+  StorageReads multiget_reads = StorageReads::kInFlight;
 };
 
 // One file in the set. file_number orders level 0: higher is newer.
@@ -86,7 +96,15 @@ struct LevelStats {
   uint64_t filters_ruled_out = 0;
   uint64_t filters_positive = 0;
   uint64_t filters_true_positive = 0;
+  // Data blocks searched, and how they were had: from the block cache
+  // (hits), or read from the file, through pread or direct reads (misses
+  // where the table has a cache). A mapped table's blocks are in memory
+  // and count in neither; for direct reads file_reads are device reads.
   uint64_t data_block_reads = 0;
+  uint64_t block_cache_hits = 0;
+  uint64_t block_cache_misses = 0;
+  uint64_t file_reads = 0;
+  uint64_t file_read_bytes = 0;
   // Files a lookup passed over because the key is outside their key range
   // (their filters untouched), counted for the levels the search reached.
   uint64_t files_range_skipped = 0;
@@ -138,6 +156,11 @@ struct LookupStats {
   // level-0 files of disjoint ranges, as sequential loads make, this
   // overestimates). Files without a filter count as FPR 0 here.
   double PredictedFalsePositiveReads() const;
+  // Over every level: data blocks read from their files per lookup (device
+  // reads, for direct reads), and the block cache's hit rate among the
+  // blocks looked for there (0 when none was).
+  double file_reads_per_lookup() const;
+  double block_cache_hit_rate() const;
 };
 
 class TableSet {

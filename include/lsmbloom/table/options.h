@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lsmbloom/filter/filter_policy.h"
+#include "lsmbloom/table/block_cache.h"
 
 namespace lsmbloom {
 
@@ -74,6 +75,17 @@ struct TableReadOptions {
   // bytes, as a peer's block cache serves the bytes it verified once.
   // Blocks read into a buffer (pread) are verified on every read.
   bool verify_checksums = true;
+  // Holds data blocks read from the file, verified and parsed, for tables
+  // read from storage (FileAccess::kPread or kDirect); one cache serves
+  // every table opened with it (lsmbloom/table/block_cache.h). Mapped and
+  // in-memory files do not use it: their blocks are in memory already.
+  // Point lookups fill it; iterators read around it. Null: no cache.
+  std::shared_ptr<BlockCache> block_cache;
+  // Charge the table's index and filter memory to block_cache while the
+  // table is open, ahead of every data block: one capacity then bounds all
+  // the memory reads hold. (The memory stays the table's either way: an
+  // index or filter is never evicted.)
+  bool charge_table_memory_to_cache = false;
 };
 
 }  // namespace lsmbloom

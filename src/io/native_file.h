@@ -1,0 +1,46 @@
+// What the batch reader (batch_read.h) needs of a POSIX file to read it
+// through io_uring: its descriptor, and whether reads must be aligned
+// (O_DIRECT). Files of other kinds (in memory, a store's own, fault
+// injectors) lack it and are read through RandomAccessFile::Read.
+// Private to the io layer and the layers that batch reads.
+
+#ifndef LSMBLOOM_SRC_IO_NATIVE_FILE_H_
+#define LSMBLOOM_SRC_IO_NATIVE_FILE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "lsmbloom/io/file.h"
+
+namespace lsmbloom {
+namespace internal {
+
+class NativeFile {
+ public:
+  virtual int fd() const = 0;
+  virtual bool direct() const = 0;
+  virtual const std::string& path() const = 0;
+
+ protected:
+  ~NativeFile() = default;
+};
+
+// The file's NativeFile side, or null if it has none.
+const NativeFile* NativeFileOf(const RandomAccessFile& file);
+
+// The aligned range a direct read of [offset, offset + n) covers.
+struct AlignedRange {
+  uint64_t begin = 0;
+  size_t length = 0;
+};
+AlignedRange AlignForDirectRead(uint64_t offset, size_t n);
+
+// "path: read of n bytes at offset o: <strerror>", its code as absl maps
+// the errno value.
+absl::Status ReadError(const std::string& path, uint64_t offset, size_t n, int error);
+
+}  // namespace internal
+}  // namespace lsmbloom
+
+#endif  // LSMBLOOM_SRC_IO_NATIVE_FILE_H_

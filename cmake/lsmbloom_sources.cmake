@@ -13,11 +13,15 @@ set(LSMBLOOM_UTIL_SOURCES
   src/util/checksum.h
   src/util/coding.h
   src/util/prefetch.h
+  src/util/random.h
   src/util/search.h
 )
 
 set(LSMBLOOM_IO_SOURCES
+  src/io/batch_read.cc
+  src/io/batch_read.h
   src/io/mem_file.cc
+  src/io/native_file.h
   src/io/posix_file.cc
 )
 
@@ -57,6 +61,8 @@ set(LSMBLOOM_FILTER_SOURCES
 set(LSMBLOOM_TABLE_SOURCES
   src/table/block.cc
   src/table/block.h
+  src/table/block_cache.cc
+  src/table/block_cache_impl.h
   src/table/block_builder.cc
   src/table/block_builder.h
   src/table/data_block_hash_index.h
@@ -82,7 +88,10 @@ set(LSMBLOOM_LOOKUP_SOURCES
   src/lookup/filter_model.cc
   src/lookup/filter_model.h
   src/lookup/lookup.cc
+  src/lookup/lookup_counts.h
   src/lookup/lookup_stats.cc
+  src/lookup/storage_search.cc
+  src/lookup/storage_search.h
   src/lookup/version.cc
   src/lookup/version.h
 )

@@ -26,6 +26,7 @@
 #include "lsmbloom/io/file.h"
 #include "lsmbloom/lookup/filter_budget.h"
 #include "lsmbloom/lookup/lookup.h"
+#include "lsmbloom/table/block_cache.h"
 #include "lsmbloom/table/entry.h"
 #include "lsmbloom/table/options.h"
 #include "lsmbloom/table/table.h"

@@ -127,7 +127,8 @@ if ((sanitizers)); then
     run_suite examples/kvstore "$cache/kvstore-asan" -- --config=asan //...
   fi
   run_suite . "$cache/lsmbloom-tsan" -- --config=tsan \
-    //tests:lookup_test //tests:stress_test //tests:simd_targets_test
+    //tests:lookup_test //tests:stress_test //tests:simd_targets_test \
+    //tests:storage_lookup_test //tests:block_cache_test //tests:batch_read_test
   fuzz_base="$cache/lsmbloom-fuzz"
   fuzzers=(//tests/fuzz:filter_reader_fuzzer //tests/fuzz:table_fuzzer //tests/fuzz:roundtrip_fuzzer)
   if bazel --output_base="$fuzz_base" build --config=fuzz --symlink_prefix=/ "${fuzzers[@]}" >&2; then

@@ -1,14 +1,19 @@
 #include "lsmbloom/lookup/filter_budget.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/filter/bloom_math.h"
 #include "lsmbloom/filter/ribbon_policy.h"
 #include "src/lookup/filter_model.h"
+#include "src/table/table_lookup.h"
+#include "src/util/random.h"
 
 namespace lsmbloom {
 
@@ -451,6 +456,33 @@ std::vector<LevelFilterShape> FilterShapesOf(const LookupStats& stats) {
     shapes.push_back({l.entries, checks});
   }
   return shapes;
+}
+
+absl::StatusOr<double> MeasureFalsePositiveReadNanos(const Table& table, int samples) {
+  using internal::TableLookup;
+  const size_t blocks = TableLookup::NumDataBlocks(table);
+  if (samples < 1 || blocks == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("MeasureFalsePositiveReadNanos: ", samples,
+                                                   " samples of a table of ", blocks,
+                                                   " data blocks"));
+  }
+  const RandomAccessFile& file = TableLookup::File(table);
+  std::vector<double> ns;
+  std::string buffer;
+  for (int i = 0; i < samples; ++i) {
+    uint64_t offset;
+    size_t size;
+    TableLookup::DataBlockRange(table, internal::SplitMix64(i + 0x5eed) % blocks, &offset, &size);
+    buffer.resize(size);
+    std::string_view got;
+    const auto start = std::chrono::steady_clock::now();
+    const absl::Status s = file.Read(offset, size, &buffer[0], &got);
+    const auto end = std::chrono::steady_clock::now();
+    if (!s.ok()) return s;
+    ns.push_back(std::chrono::duration<double, std::nano>(end - start).count());
+  }
+  std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
+  return std::max(1.0, ns[ns.size() / 2]);
 }
 
 }  // namespace lsmbloom

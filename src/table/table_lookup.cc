@@ -42,6 +42,15 @@ absl::Status TableLookup::GetFromBlock(const Table& table, size_t block,
 
 bool TableLookup::Mapped(const Table& table) { return table.rep_->file_mapped; }
 
+size_t TableLookup::NumDataBlocks(const Table& table) { return table.rep_->index_slots.size(); }
+
+void TableLookup::DataBlockRange(const Table& table, size_t block, uint64_t* offset,
+                                 size_t* size) {
+  const BlockHandle& h = table.rep_->index_slots[block].handle;
+  *offset = h.offset;
+  *size = static_cast<size_t>(h.size) + kBlockTrailerSize;
+}
+
 const RandomAccessFile& TableLookup::File(const Table& table) { return *table.rep_->file; }
 
 void TableLookup::PlanFetch(const Table& table, size_t block, BlockFetch* fetch,

@@ -86,6 +86,9 @@ class TableLookup {
   // For batches over tables read from storage. Mapped: the table's blocks
   // are in memory (mapped or in-memory file): GetFromBlock reads none.
   static bool Mapped(const Table& table);
+  // The table's data blocks, and where block i and its trailer lie.
+  static size_t NumDataBlocks(const Table& table);
+  static void DataBlockRange(const Table& table, size_t block, uint64_t* offset, size_t* size);
   static const RandomAccessFile& File(const Table& table);
   // What GetFromBlock would need for `block`: nothing (past the last
   // block), the cached block (counted in *reads as a hit), or a read of

@@ -226,6 +226,16 @@ absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilte
 absl::StatusOr<std::shared_ptr<const FilterPolicy>> FilterPolicyFor(
     const LevelFilterAllocation& level);
 
+// What one false-positive read costs on this table's storage, in ns, for
+// FilterBudgetOptions::false_positive_read_ns: the median of `samples`
+// reads of random data blocks of `table`, each the whole block and trailer
+// through the table's own file (so direct reads measure the device, and a
+// mapped file its memory), none through a block cache. A read that fails
+// ends it with that error; InvalidArgument if samples < 1 or the table has
+// no data block. Takes about samples device reads: call it once per device,
+// not per lookup.
+absl::StatusOr<double> MeasureFalsePositiveReadNanos(const Table& table, int samples = 64);
+
 // The shape of a TableSet's current files, one entry per level (kNumLevels
 // of them): each level's entries as its keys, checks = the file count for
 // level 0 and 1 for every other non-empty level. With it and the stats'

@@ -40,6 +40,15 @@ for level in L0 L1 L2 L3; do
   grep -Eq "^$level +[0-9]+ " "$out" || fail "level $level missing from the LSM report"
 done
 grep -q '^file reads the filters saved: ' "$out" || fail "no count of saved reads"
+# The storage part: the device's read time, and a present key read from the
+# device about once (a filter false positive costs a little more).
+grep -Eq '^one data-block read from the device: [0-9.]+ us' "$out" ||
+  fail "no device read time in the storage part"
+reads=$(sed -n 's/^Get, present keys  *[0-9.]* us *\([0-9.]*\) .*/\1/p' "$out")
+if [[ -z $reads ]] || ! awk -v r="$reads" 'BEGIN { exit !(r >= 0.9 && r <= 1.2) }'; then
+  fail "a present Get on storage should read about one block from the device, got '$reads'"
+fi
+grep -q '^MultiGet(32), present keys ' "$out" || fail "no MultiGet on storage"
 ls "$TEST_TMPDIR"/tables/*.sst >/dev/null 2>&1 || fail "no table files written"
 
 # --help: the usage and every flag, and a zero status.

@@ -20,6 +20,7 @@
 #include "lsmbloom/table/table.h"
 #include "lsmbloom/table/table_builder.h"
 #include "tools/lsm_fixture.h"
+#include "tools/storage_demo.h"
 
 namespace lsmbloom {
 namespace demo {
@@ -232,6 +233,10 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
   std::printf(
       "(files are mmap'd and stay in the page cache; without filters every "
       "file whose key range holds the key is searched)\n");
+  if (options.storage_lookups > 0) {
+    s = RunStorageDemo(dir, edit, present, absent, options.storage_lookups);
+    if (!s.ok()) return s;
+  }
   if (options.dir.empty()) {
     for (uint64_t f = 1; f <= num_files; ++f) {
       ::unlink(absl::StrCat(dir, "/", f, ".sst").c_str());

@@ -23,6 +23,8 @@ struct LsmDemoOptions {
   // The budget models blocked filters: not with filter_budget.
   bool ribbon = false;
   std::string dir;  // Where the table files go; a fresh temp dir if empty.
+  // Lookups of each kind in the storage part (storage_demo.h); 0 skips it.
+  uint64_t storage_lookups = 2000;
 };
 
 absl::Status RunLsmDemo(const LsmDemoOptions& options);

@@ -21,9 +21,9 @@
 
 namespace lsmbloom {
 
+using internal::BlockReads;
 using internal::FileMeta;
 using internal::FilterStep;
-using internal::BlockReads;
 using internal::IndexSearch;
 using internal::LocalCounts;
 using internal::RangeSkips;

@@ -72,6 +72,23 @@ TEST(BlockCacheTest, EvictsTheLeastRecentlyUsedBlock) {
   EXPECT_EQ(s.misses, 1u);
 }
 
+// Midpoint insertion: a block hit once is protected from a burst of blocks
+// read once, which plain LRU would let flush it.
+TEST(BlockCacheTest, ABlockHitOnceOutlivesABurstOfBlocksReadOnce) {
+  const size_t charge = BlockCacheImpl::ChargeOf(*MakeBlock(1000));
+  auto cache = NewCache(4 * charge, 0);
+  BlockCacheImpl& c = BlockCacheImpl::Of(*cache);
+  c.Insert(BlockCacheKey{1, 1, 0}, MakeBlock(1000), charge);
+  ASSERT_NE(c.Lookup(BlockCacheKey{1, 1, 0}), nullptr);
+  for (uint64_t offset = 1; offset <= 20; ++offset) {
+    c.Insert(BlockCacheKey{1, 1, offset}, MakeBlock(1000), charge);
+  }
+  EXPECT_NE(c.Lookup(BlockCacheKey{1, 1, 0}), nullptr);
+  EXPECT_NE(c.Lookup(BlockCacheKey{1, 1, 20}), nullptr);
+  EXPECT_EQ(c.Lookup(BlockCacheKey{1, 1, 17}), nullptr);
+  EXPECT_LE(cache->stats().usage_bytes, cache->stats().capacity_bytes);
+}
+
 TEST(BlockCacheTest, KeysDifferingInAnyPartAreDifferentBlocks) {
   auto cache = NewCache(1 << 20, 0);
   BlockCacheImpl& c = BlockCacheImpl::Of(*cache);

@@ -143,7 +143,8 @@ class TableSet::Impl {
   struct LevelCounters {
     std::atomic<uint64_t> checked{0}, ruled_out{0}, positive{0}, true_positive{0},
         data_block_reads{0}, range_skipped{0};
-    std::atomic<uint64_t> cache_hits{0}, cache_misses{0}, file_reads{0}, file_bytes{0};
+    std::atomic<uint64_t> cache_hits{0}, cache_misses{0}, file_reads{0}, file_bytes{0},
+        shared_reads{0};
     // LocalCounts::expected_false_positives, in kExpectedFalsePositiveUnits.
     std::atomic<uint64_t> expected_false_positives{0};
   };
@@ -287,6 +288,7 @@ void TableSet::Impl::Flush(const LocalCounts& n) const {
       Bump(c.cache_misses, n.cache_misses[level]);
       Bump(c.file_reads, n.file_reads[level]);
       Bump(c.file_bytes, n.file_bytes[level]);
+      Bump(c.shared_reads, n.shared_reads[level]);
     }
   }
 }
@@ -566,6 +568,7 @@ LookupStats TableSet::Impl::stats() const {
     l.block_cache_misses = c.cache_misses.load(std::memory_order_relaxed);
     l.file_reads = c.file_reads.load(std::memory_order_relaxed);
     l.file_read_bytes = c.file_bytes.load(std::memory_order_relaxed);
+    l.shared_reads = c.shared_reads.load(std::memory_order_relaxed);
     double fpr_sum = 0, filter_bits = 0;
     uint64_t filtered_entries = 0;
     for (const TableFile& f : v->levels[level]) {
@@ -599,6 +602,7 @@ void TableSet::Impl::ResetStats() {
     c.cache_misses.store(0);
     c.file_reads.store(0);
     c.file_bytes.store(0);
+    c.shared_reads.store(0);
   }
 }
 

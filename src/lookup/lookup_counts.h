@@ -25,9 +25,9 @@ struct LocalCounts {
            true_positive[kNumLevels] = {}, reads[kNumLevels] = {}, range_skipped[kNumLevels] = {};
   // Where the data blocks came from, when not from a mapping.
   uint32_t cache_hits[kNumLevels] = {}, cache_misses[kNumLevels] = {},
-           file_reads[kNumLevels] = {};
+           file_reads[kNumLevels] = {}, shared_reads[kNumLevels] = {};
   uint64_t file_bytes[kNumLevels] = {};
-  bool any_from_storage = false;  // Some of the four above is not zero.
+  bool any_from_storage = false;  // Some of the five above is not zero.
   // Sum of the checked filters' predicted FPRs over the checks of keys
   // their files did not have (every check adds, a true positive takes back).
   double expected_false_positives[kNumLevels] = {};
@@ -47,12 +47,14 @@ struct LocalCounts {
     reads[level] += static_cast<uint32_t>(block_reads.blocks);
     true_positive[level] += filter_true_positive;
     expected_false_positives[level] -= filter_true_positive ? predicted_fpr : 0.0;
-    if ((block_reads.cache_hits | block_reads.cache_misses | block_reads.file_reads) != 0) {
+    if ((block_reads.cache_hits | block_reads.cache_misses | block_reads.file_reads |
+         block_reads.shared) != 0) {
       any_from_storage = true;
       cache_hits[level] += static_cast<uint32_t>(block_reads.cache_hits);
       cache_misses[level] += static_cast<uint32_t>(block_reads.cache_misses);
       file_reads[level] += static_cast<uint32_t>(block_reads.file_reads);
       file_bytes[level] += block_reads.file_bytes;
+      shared_reads[level] += static_cast<uint32_t>(block_reads.shared);
     }
   }
 

@@ -18,6 +18,7 @@ struct Cursor {
   BlockFetch fetch;
   BlockReads reads;
   long read = -1;
+  bool shares_read = false;  // Another key of the round made the read.
 };
 
 // Moves c past the candidates whose filter rules the key out, counting
@@ -38,12 +39,18 @@ void SkipRuledOut(const KeySearch& s, Cursor* c, LocalCounts* counts) {
 void SearchInRounds(absl::Span<KeySearch> searches, BatchReadEngine engine, LocalCounts* counts) {
   std::vector<Cursor> cursors(searches.size());
   std::vector<BatchRead> batch;
+  std::vector<const Table*> batch_table;
+  std::vector<size_t> batch_block;
   std::vector<std::string> buffers;
+  std::vector<absl::StatusOr<std::shared_ptr<const void>>> decoded;
   std::vector<size_t> in_round;
   for (KeySearch& s : searches) s.result->Reset();  // Not found until a file answers.
   for (;;) {
-    // 1. Each unanswered key's next candidate, and what its block needs.
+    // 1. Each unanswered key's next candidate, and what its block needs: a
+    // block two keys need is read once.
     batch.clear();
+    batch_table.clear();
+    batch_block.clear();
     in_round.clear();
     for (size_t i = 0; i < searches.size(); ++i) {
       KeySearch& s = searches[i];
@@ -55,9 +62,18 @@ void SearchInRounds(absl::Span<KeySearch> searches, BatchReadEngine engine, Loca
       c.reads = BlockReads();
       c.fetch = BlockFetch();
       c.read = -1;
+      c.shares_read = false;
       const Table& table = *s.files[c.next]->table;
+      const size_t block = s.blocks[c.next];
       if (TableLookup::Mapped(table)) continue;
-      TableLookup::PlanFetch(table, s.blocks[c.next], &c.fetch, &c.reads);
+      for (size_t b = 0; b < batch.size() && c.read < 0; ++b) {
+        if (batch_table[b] == &table && batch_block[b] == block) {
+          c.read = static_cast<long>(b);
+          c.shares_read = true;
+        }
+      }
+      if (c.read >= 0) continue;
+      TableLookup::PlanFetch(table, block, &c.fetch, &c.reads);
       if (!c.fetch.needs_read) continue;
       c.read = static_cast<long>(batch.size());
       BatchRead r;
@@ -65,16 +81,21 @@ void SearchInRounds(absl::Span<KeySearch> searches, BatchReadEngine engine, Loca
       r.offset = c.fetch.offset;
       r.n = c.fetch.size;
       batch.push_back(r);
+      batch_table.push_back(&table);
+      batch_block.push_back(block);
     }
     if (in_round.empty()) break;
 
-    // 2. The round's reads, in flight together.
+    // 2. The round's reads, in flight together, each checked and parsed
+    // once (and cached) for every key that needs it.
     if (buffers.size() < batch.size()) buffers.resize(batch.size());
     for (size_t b = 0; b < batch.size(); ++b) {
       buffers[b].resize(batch[b].n);
       batch[b].scratch = &buffers[b][0];
     }
     ReadBatch(absl::MakeSpan(batch), engine);
+    decoded.clear();
+    for (size_t b = 0; b < batch.size(); ++b) decoded.emplace_back(nullptr);
 
     // 3. Each key's search of its block.
     for (size_t i : in_round) {
@@ -85,12 +106,19 @@ void SearchInRounds(absl::Span<KeySearch> searches, BatchReadEngine engine, Loca
       const size_t block = s.blocks[c.next];
       absl::Status status;
       if (c.read >= 0) {
-        const BatchRead& r = batch[static_cast<size_t>(c.read)];
-        status = TableLookup::GetFromFetched(table, block, c.fetch, r.result, r.status, s.key,
-                                             s.hash, &c.reads, s.result);
+        const size_t b = static_cast<size_t>(c.read);
+        if (c.shares_read) {
+          ++c.reads.shared;
+        } else {
+          decoded[b] =
+              TableLookup::DecodeFetched(table, block, batch[b].result, batch[b].status, &c.reads);
+        }
+        status = decoded[b].ok() ? TableLookup::GetFromHeld(table, block, *decoded[b], s.key,
+                                                            s.hash, &c.reads, s.result)
+                                 : decoded[b].status();
       } else if (c.fetch.cached != nullptr) {
-        status = TableLookup::GetFromFetched(table, block, c.fetch, {}, absl::OkStatus(), s.key,
-                                             s.hash, &c.reads, s.result);
+        status = TableLookup::GetFromHeld(table, block, c.fetch.cached, s.key, s.hash, &c.reads,
+                                          s.result);
       } else {
         status = TableLookup::GetFromBlock(table, block, s.key, s.hash, &c.reads, s.result);
       }

@@ -1,6 +1,7 @@
 #include "lsmbloom/table/block_cache.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "src/table/block_cache_impl.h"
@@ -58,21 +59,41 @@ std::shared_ptr<const Block> BlockCacheImpl::Lookup(const BlockCacheKey& key) {
     std::lock_guard<std::mutex> lock(shard.mu);
     auto it = shard.map.find(key);
     if (it != shard.map.end()) {
-      shard.lru.splice(shard.lru.begin(), shard.lru, it->second);
+      const std::list<Entry>::iterator entry = it->second;
+      if (!entry->hit) {
+        entry->hit = true;
+        shard.protected_usage += entry->charge;
+        shard.protected_lru.splice(shard.protected_lru.begin(), shard.probation, entry);
+        DemoteLocked(shard, ShardCapacity());
+      } else {
+        shard.protected_lru.splice(shard.protected_lru.begin(), shard.protected_lru, entry);
+      }
       hits_.fetch_add(1, std::memory_order_relaxed);
-      return it->second->block;
+      return entry->block;
     }
   }
   misses_.fetch_add(1, std::memory_order_relaxed);
   return nullptr;
 }
 
+void BlockCacheImpl::DemoteLocked(Shard& shard, uint64_t limit) {
+  const double share = kProtectedShare * static_cast<double>(limit);
+  while (!shard.protected_lru.empty() && static_cast<double>(shard.protected_usage) > share) {
+    const std::list<Entry>::iterator last = std::prev(shard.protected_lru.end());
+    last->hit = false;
+    shard.protected_usage -= last->charge;
+    shard.probation.splice(shard.probation.begin(), shard.protected_lru, last);
+  }
+}
+
 void BlockCacheImpl::EvictLocked(Shard& shard, uint64_t room, uint64_t limit) {
-  while (!shard.lru.empty() && shard.usage + room > limit) {
-    Entry& victim = shard.lru.back();
+  while (shard.usage + room > limit && !(shard.probation.empty() && shard.protected_lru.empty())) {
+    std::list<Entry>& from = shard.probation.empty() ? shard.protected_lru : shard.probation;
+    Entry& victim = from.back();
     shard.usage -= victim.charge;
+    if (victim.hit) shard.protected_usage -= victim.charge;
     shard.map.erase(victim.key);
-    shard.lru.pop_back();
+    from.pop_back();
     evictions_.fetch_add(1, std::memory_order_relaxed);
   }
 }
@@ -90,11 +111,11 @@ std::shared_ptr<const Block> BlockCacheImpl::Insert(const BlockCacheKey& key,
   auto it = shard.map.find(key);
   if (it != shard.map.end()) return it->second->block;  // Another lookup read it too.
   EvictLocked(shard, charge, limit);
-  shard.lru.push_front(Entry{key, std::move(block), charge});
-  shard.map.emplace(key, shard.lru.begin());
+  shard.probation.push_front(Entry{key, std::move(block), charge, /*hit=*/false});
+  shard.map.emplace(key, shard.probation.begin());
   shard.usage += charge;
   inserts_.fetch_add(1, std::memory_order_relaxed);
-  return shard.lru.front().block;
+  return shard.probation.front().block;
 }
 
 void BlockCacheImpl::Reserve(int64_t bytes) {
@@ -135,11 +156,13 @@ void BlockCacheImpl::ResetStats() {
 
 void BlockCacheImpl::Clear() {
   for (uint64_t i = 0; i < num_shards_; ++i) {
-    std::list<Entry> dropped;
+    std::list<Entry> dropped, dropped_protected;
     std::lock_guard<std::mutex> lock(shards_[i].mu);
     shards_[i].map.clear();
-    dropped.swap(shards_[i].lru);
+    dropped.swap(shards_[i].probation);
+    dropped_protected.swap(shards_[i].protected_lru);
     shards_[i].usage = 0;
+    shards_[i].protected_usage = 0;
   }
 }
 

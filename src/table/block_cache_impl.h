@@ -63,21 +63,32 @@ class BlockCacheImpl {
     BlockCacheKey key;
     std::shared_ptr<const Block> block;
     size_t charge;
+    bool hit;  // Looked up since it was inserted: in `protected_lru`.
   };
   struct KeyHash {
     size_t operator()(const BlockCacheKey& k) const;
   };
+  // Two LRU lists, most recent first: a block enters `probation` and moves
+  // to `protected_lru` on its first hit; protected blocks over their share
+  // of the shard fall back to the head of probation. Eviction takes
+  // probation's tail first, so a burst of blocks read once (a scan of cold
+  // keys, false-positive reads) cannot flush the blocks that were hit.
   struct alignas(64) Shard {
     std::mutex mu;
-    std::list<Entry> lru;  // Most recently used first.
+    std::list<Entry> probation, protected_lru;
     std::unordered_map<BlockCacheKey, std::list<Entry>::iterator, KeyHash> map;
-    uint64_t usage = 0;
+    uint64_t usage = 0, protected_usage = 0;
   };
 
   Shard& ShardOf(const BlockCacheKey& key);
   uint64_t ShardCapacity() const;
   // Evicts from `shard` (locked) until its usage plus `room` fits `limit`.
   void EvictLocked(Shard& shard, uint64_t room, uint64_t limit);
+  // Demotes protected blocks over kProtectedShare of `limit` to probation.
+  void DemoteLocked(Shard& shard, uint64_t limit);
+  // The share of a shard hit blocks may keep from eviction, as RocksDB's
+  // LRUCache's high-priority pool ratio.
+  static constexpr double kProtectedShare = 0.5;
 
   const uint64_t capacity_;
   const uint64_t num_shards_;

@@ -86,7 +86,10 @@ absl::StatusOr<Block> Table::Rep::ReadIndexedBlock(size_t i, bool count,
     std::string_view bytes;
     absl::Status s = file->Read(h.offset, scratch.size(), &scratch[0], &bytes);
     if (!s.ok()) return s;
-    return BlockFromFileBytes(i, bytes, reads, &scratch);
+    absl::StatusOr<std::shared_ptr<const Block>> block =
+        BlockFromFileBytes(i, bytes, reads, &scratch);
+    if (!block.ok()) return block.status();
+    return Block::Share(*std::move(block));
   }
   const bool verify = options.verify_checksums && !verified[i].load(std::memory_order_relaxed);
   absl::StatusOr<internal::BlockContents> contents = internal::ReadBlock(
@@ -108,9 +111,8 @@ std::shared_ptr<const Block> Table::Rep::CachedBlock(size_t i, internal::BlockRe
   return hit;
 }
 
-absl::StatusOr<Block> Table::Rep::BlockFromFileBytes(size_t i, std::string_view bytes,
-                                                     internal::BlockReads* reads,
-                                                     std::string* buffer) const {
+absl::StatusOr<std::shared_ptr<const Block>> Table::Rep::BlockFromFileBytes(
+    size_t i, std::string_view bytes, internal::BlockReads* reads, std::string* buffer) const {
   if (reads != nullptr) {
     ++reads->file_reads;
     reads->file_bytes += bytes.size();
@@ -121,12 +123,13 @@ absl::StatusOr<Block> Table::Rep::BlockFromFileBytes(size_t i, std::string_view 
   if (!contents.ok()) return contents.status();
   absl::StatusOr<Block> block =
       Block::Parse(std::move(*contents), "data block", /*may_have_hash_index=*/HasHashIndexes());
-  if (!block.ok() || cache == nullptr) return block;
+  if (!block.ok()) return block.status();
+  auto shared = std::make_shared<const Block>(*std::move(block));
+  if (cache == nullptr) return shared;
   // Cached only verified (when verify_checksums) and parsed: a hit is
   // neither checked nor copied again.
-  auto shared = std::make_shared<const Block>(*std::move(block));
   const size_t charge = internal::BlockCacheImpl::ChargeOf(*shared);
-  return Block::Share(cache->Insert(CacheKey(i), std::move(shared), charge));
+  return cache->Insert(CacheKey(i), std::move(shared), charge);
 }
 
 absl::Status Table::Rep::DecodeIndex() {

@@ -68,28 +68,27 @@ void TableLookup::PlanFetch(const Table& table, size_t block, BlockFetch* fetch,
   fetch->size = static_cast<size_t>(h.size) + kBlockTrailerSize;
 }
 
-absl::Status TableLookup::GetFromFetched(const Table& table, size_t block, const BlockFetch& fetch,
-                                         std::string_view bytes, const absl::Status& read_status,
-                                         std::string_view user_key, uint64_t user_key_hash,
-                                         BlockReads* reads, LookupResult* result) {
-  const Table::Rep& rep = *table.rep_;
-  result->Reset();
-  if (block >= rep.index_slots.size()) return absl::OkStatus();  // Past the last key.
-  if (fetch.cached == nullptr && !fetch.needs_read) {  // Not planned: read it here.
-    return GetFromBlock(table, block, user_key, user_key_hash, reads, result);
-  }
-  if (reads != nullptr) ++reads->blocks;
-  if (fetch.cached != nullptr) {
-    const Block shared = Block::Share(std::static_pointer_cast<const Block>(fetch.cached));
-    return rep.SearchInBlock(shared, user_key, user_key_hash, false, false, result);
-  }
+absl::StatusOr<std::shared_ptr<const void>> TableLookup::DecodeFetched(
+    const Table& table, size_t block, std::string_view bytes, const absl::Status& read_status,
+    BlockReads* reads) {
   if (!read_status.ok()) {
     if (reads != nullptr) ++reads->file_reads;
     return read_status;
   }
-  absl::StatusOr<Block> b = rep.BlockFromFileBytes(block, bytes, reads);
+  absl::StatusOr<std::shared_ptr<const Block>> b =
+      table.rep_->BlockFromFileBytes(block, bytes, reads);
   if (!b.ok()) return b.status();
-  return rep.SearchInBlock(*b, user_key, user_key_hash, false, false, result);
+  return std::shared_ptr<const void>(*std::move(b));
+}
+
+absl::Status TableLookup::GetFromHeld(const Table& table, size_t block,
+                                      const std::shared_ptr<const void>& held,
+                                      std::string_view user_key, uint64_t user_key_hash,
+                                      BlockReads* reads, LookupResult* result) {
+  result->Reset();
+  if (reads != nullptr) ++reads->blocks;
+  const Block shared = Block::Share(std::static_pointer_cast<const Block>(held));
+  return table.rep_->SearchInBlock(shared, user_key, user_key_hash, false, false, result);
 }
 
 }  // namespace internal

@@ -35,7 +35,8 @@ struct BlockReads {
   uint64_t cache_hits = 0;    // ... found in the block cache,
   uint64_t cache_misses = 0;  // ... looked for there in vain,
   uint64_t file_reads = 0;    // ... read from the file (pread or direct: not mapped, not cached),
-  uint64_t file_bytes = 0;    // ... and their bytes, trailers included.
+  uint64_t file_bytes = 0;    // ... and their bytes, trailers included;
+  uint64_t shared = 0;        // ... had from a read another search of the batch made.
 };
 
 // A data block a batch of lookups fetches for one search: where its bytes
@@ -95,13 +96,20 @@ class TableLookup {
   // the range *fetch names (counted as a miss where a cache was asked).
   // REQUIRES: !Mapped(table).
   static void PlanFetch(const Table& table, size_t block, BlockFetch* fetch, BlockReads* reads);
-  // GetFromBlock with what `fetch` holds: its cached block, or `bytes` as a
-  // read of its range returned them with `read_status` (an error ends the
-  // search with it). Verified and cached as GetFromBlock's own read is.
-  static absl::Status GetFromFetched(const Table& table, size_t block, const BlockFetch& fetch,
-                                     std::string_view bytes, const absl::Status& read_status,
-                                     std::string_view user_key, uint64_t user_key_hash,
-                                     BlockReads* reads, LookupResult* result);
+  // The block read for a fetch: `bytes` as the read returned them with
+  // `read_status` (its error, if any, is the answer), checked, parsed and
+  // cached as GetFromBlock's own read is, and counted as a file read. Held
+  // for every search of the batch that needs it.
+  static absl::StatusOr<std::shared_ptr<const void>> DecodeFetched(const Table& table, size_t block,
+                                                                   std::string_view bytes,
+                                                                   const absl::Status& read_status,
+                                                                   BlockReads* reads);
+  // GetFromBlock over a block the batch holds: a fetch's cached block, or
+  // DecodeFetched's.
+  static absl::Status GetFromHeld(const Table& table, size_t block,
+                                  const std::shared_ptr<const void>& held,
+                                  std::string_view user_key, uint64_t user_key_hash,
+                                  BlockReads* reads, LookupResult* result);
 };
 
 }  // namespace internal

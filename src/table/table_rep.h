@@ -172,9 +172,9 @@ struct Table::Rep {
   // Block i from `bytes` (block and trailer) read from the file: verified
   // as options say, parsed, cached. Counts the file read. Takes the bytes
   // from *buffer instead of copying them, if given and `bytes` start it.
-  absl::StatusOr<internal::Block> BlockFromFileBytes(size_t i, std::string_view bytes,
-                                                     internal::BlockReads* reads,
-                                                     std::string* buffer = nullptr) const;
+  absl::StatusOr<std::shared_ptr<const internal::Block>> BlockFromFileBytes(
+      size_t i, std::string_view bytes, internal::BlockReads* reads,
+      std::string* buffer = nullptr) const;
 
   // The newest entry for `user_key` from the index and one data block, the
   // filter not consulted. Counts, when `count`, the block read and (when

@@ -97,14 +97,17 @@ struct LevelStats {
   uint64_t filters_positive = 0;
   uint64_t filters_true_positive = 0;
   // Data blocks searched, and how they were had: from the block cache
-  // (hits), or read from the file, through pread or direct reads (misses
-  // where the table has a cache). A mapped table's blocks are in memory
-  // and count in neither; for direct reads file_reads are device reads.
+  // (hits), read from the file, through pread or direct reads (misses
+  // where the table has a cache), or from a read another key of the same
+  // MultiGet round made of the same block (shared_reads). A mapped table's
+  // blocks are in memory and count in none of these; for direct reads
+  // file_reads are device reads.
   uint64_t data_block_reads = 0;
   uint64_t block_cache_hits = 0;
   uint64_t block_cache_misses = 0;
   uint64_t file_reads = 0;
   uint64_t file_read_bytes = 0;
+  uint64_t shared_reads = 0;
   // Files a lookup passed over because the key is outside their key range
   // (their filters untouched), counted for the levels the search reached.
   uint64_t files_range_skipped = 0;

@@ -5,13 +5,16 @@
 //
 // Capacity is in bytes. The cache is split into shards, each guarded by its
 // own mutex and holding an equal part of the capacity, so concurrent
-// lookups rarely wait for each other. Each shard evicts its least recently
-// used block (LRU): a hit moves its block to the front of a list under the
-// shard's mutex, which a shard of a few thousand blocks does in a few
-// nanoseconds. (RocksDB's HyperClockCache avoids that mutex with CLOCK
-// and lock-free slots, which pays with many cores hitting one shard;
-// LRU keeps recency exact and the accounting simple, and every access
-// already pays a lock-free shared_ptr copy.)
+// lookups rarely wait for each other. Each shard evicts by LRU with
+// midpoint insertion, as RocksDB's LRUCache does with its high-priority
+// pool: a block read enters a probation list, and moves to a protected one
+// (at most half the shard) on its first hit; eviction takes probation's
+// least recently used block first. A burst of blocks read once (cold keys,
+// false-positive reads) then cannot flush the blocks lookups come back to.
+// A hit moves its block under the shard's mutex, a few nanoseconds.
+// (RocksDB's HyperClockCache avoids that mutex with CLOCK and lock-free
+// slots, which pays with many cores hitting one shard; LRU keeps recency
+// exact, the accounting simple, and is the policy RocksDB's users know.)
 //
 // Usage never exceeds capacity: an insert evicts until the new block fits
 // its shard, and a block larger than a shard's share is not cached. A block

@@ -132,14 +132,7 @@ void WriteAll(Put put) {
 
 }  // namespace
 
-// RocksDB gets the very same files: each FileSpec is written with
-// SstFileWriter and ingested in order with auto compactions off, so RocksDB
-// places each file as deep as it fits without overlap: the bottom files at
-// the last level, newer ones above them, overlapping ones in level 0.
-rocksdb::DB* Rocks(RocksFilter filter) {
-  static rocksdb::DB* dbs[2] = {};
-  rocksdb::DB*& db = dbs[static_cast<int>(filter)];
-  if (db != nullptr) return db;
+rocksdb::Options RocksOptions(RocksFilter filter, std::shared_ptr<rocksdb::Cache> cache) {
   rocksdb::Options options;
   options.create_if_missing = true;
   options.disable_auto_compactions = true;
@@ -152,10 +145,17 @@ rocksdb::DB* Rocks(RocksFilter filter) {
   // A hash index in each data block, at lsmbloom's two buckets per key.
   table.data_block_index_type = rocksdb::BlockBasedTableOptions::kDataBlockBinaryAndHash;
   table.data_block_hash_table_util_ratio = 0.5;
-  table.block_cache = rocksdb::NewLRUCache(size_t{2} << 30);
+  table.block_cache = std::move(cache);
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  const std::string dir =
-      TheData().dir + (filter == RocksFilter::kRibbon10 ? "/rocksdb-ribbon" : "/rocksdb");
+  return options;
+}
+
+// RocksDB gets the very same files: each FileSpec is written with
+// SstFileWriter and ingested in order with auto compactions off, so RocksDB
+// places each file as deep as it fits without overlap: the bottom files at
+// the last level, newer ones above them, overlapping ones in level 0.
+rocksdb::DB* OpenRocksWithLayout(const rocksdb::Options& options, const std::string& dir) {
+  rocksdb::DB* db = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(options, dir, &db);
   if (!s.ok()) Die(s.ToString());
   int n = 0;
@@ -174,6 +174,16 @@ rocksdb::DB* Rocks(RocksFilter filter) {
     if (s.ok()) s = db->IngestExternalFile({path}, ingest);
     if (!s.ok()) Die(s.ToString());
   }
+  return db;
+}
+
+rocksdb::DB* Rocks(RocksFilter filter) {
+  static rocksdb::DB* dbs[2] = {};
+  rocksdb::DB*& db = dbs[static_cast<int>(filter)];
+  if (db != nullptr) return db;
+  const std::string dir =
+      TheData().dir + (filter == RocksFilter::kRibbon10 ? "/rocksdb-ribbon" : "/rocksdb");
+  db = OpenRocksWithLayout(RocksOptions(filter, rocksdb::NewLRUCache(size_t{2} << 30)), dir);
   return db;
 }
 

@@ -15,6 +15,10 @@
 // The filter-memory cases (BM_Get*_FilterMemory_*: uniform, budgeted and
 // mixed Bloom/Ribbon filters, RocksDB with Ribbon) are in
 // bench/lookup_filter_bench.cc.
+//
+// The cases on storage (Storage_*: tables read with O_DIRECT through a block
+// cache of 5% of the data, RocksDB with direct reads) are in
+// bench/storage_bench.cc.
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -409,6 +413,7 @@ void RegisterAll() {
   benchmark::RegisterBenchmark("BM_LoadThroughput_Floor", LoadThroughputFloor)
       ->Arg(static_cast<int64_t>(NumKeys()));
   RegisterFilterMemory();
+  RegisterStorage();
   for (bool present : {false, true}) {
     const std::string kind = present ? "Present" : "Absent";
     const uint64_t n = NumKeys();

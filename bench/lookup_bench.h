@@ -45,6 +45,8 @@ rocksdb::DB* OpenRocksWithLayout(const rocksdb::Options& options, const std::str
 
 // Registers bench/lookup_filter_bench.cc's benchmarks.
 void RegisterFilterMemory();
+// Registers bench/storage_bench.cc's (Storage_*).
+void RegisterStorage();
 
 }  // namespace bench
 }  // namespace lsmbloom

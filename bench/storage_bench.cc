@@ -50,6 +50,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/lookup_bench.h"
 #include "benchmark/benchmark.h"
+#include "lsmbloom/io/file.h"
 #include "lsmbloom/lookup/filter_budget.h"
 #include "lsmbloom/lookup/lookup.h"
 #include "lsmbloom/table/block_cache.h"
@@ -62,10 +63,11 @@ namespace bench {
 namespace {
 
 constexpr size_t kBatch = 32;
-// Iterations per case: about a second of device reads each.
-constexpr int64_t kGets = 16384;
-constexpr int64_t kBatches = 256;  // of kBatch keys
-constexpr int64_t kDeviceReads = 8192;
+// Iterations per case: about a second of device reads each, a sixteenth
+// of that in tools/run_bench.sh --quick (LSMBLOOM_BENCH_QUICK set).
+constexpr int64_t kGets = 32768;
+constexpr int64_t kBatches = 1024;  // of kBatch keys
+constexpr int64_t kDeviceReads = 16384;
 constexpr double kCacheShare = 0.05;
 constexpr double kZipfTheta = 0.99;
 
@@ -73,6 +75,35 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+int64_t Iterations(int64_t n) {
+  const char* quick = std::getenv("LSMBLOOM_BENCH_QUICK");
+  return quick != nullptr && *quick != '\0' ? n / 16 : n;
+}
+
+// Why the tables cannot be read directly here (tmpfs, some overlays refuse
+// O_DIRECT), or empty: asked of a small file beside the tables. Every case
+// then skips with that message rather than end the whole binary.
+const std::string& DirectReadsRefused() {
+  static const std::string* why = [] {
+    const std::string path = TheData().dir + "/direct-probe";
+    absl::Status s;
+    if (absl::StatusOr<std::unique_ptr<WritableFile>> w = NewPosixWritableFile(path); !w.ok()) {
+      s = w.status();
+    } else if (s = (*w)->Append(std::string(4096, 'x')); s.ok()) {
+      s = (*w)->Close();
+    }
+    if (s.ok()) s = OpenPosixFile(path, FileAccess::kDirect).status();
+    return new std::string(s.ok() ? "" : "direct reads refused: " + std::string(s.message()));
+  }();
+  return *why;
+}
+
+bool Skipped(benchmark::State& state) {
+  if (DirectReadsRefused().empty()) return false;
+  state.SkipWithError(DirectReadsRefused().c_str());
+  return true;
 }
 
 // ---- Keys ----
@@ -138,7 +169,7 @@ const std::vector<std::string>& KeysOf(Keys k) {
   std::mt19937_64 rng(1000 + static_cast<int>(k));
   const bool zipfian = k == Keys::kPresentZipf || k == Keys::kMixedZipf;
   static_assert(kGets >= kBatches * kBatch);
-  const size_t count = WarmLookups() + kGets;
+  const size_t count = WarmLookups() + Iterations(kGets);
   for (size_t i = 0; i < count; ++i) {
     const uint64_t index = zipfian ? zipf->Next(rng) * uint64_t{2654435761} % n
                                    : std::uniform_int_distribution<uint64_t>(0, n - 1)(rng);
@@ -312,6 +343,7 @@ double DirectReadNs() {
 }
 
 void DeviceRead(benchmark::State& state) {
+  if (Skipped(state)) return;
   DeviceReader reader;
   std::mt19937_64 rng(8);
   const Clock::time_point start = Clock::now();
@@ -353,6 +385,7 @@ void Warm(Tree& t, const std::vector<std::string>& keys) {
 }
 
 void GetOurs(benchmark::State& state, Variant v, Keys k) {
+  if (Skipped(state)) return;
   Tree& t = TreeOf(v);
   const std::vector<std::string>& keys = KeysOf(k);
   Warm(t, keys);
@@ -373,6 +406,7 @@ void GetOurs(benchmark::State& state, Variant v, Keys k) {
 enum class Batch { kInFlight, kOneAfterAnother, kSingleGets };
 
 void BatchOurs(benchmark::State& state, Variant v, Batch b) {
+  if (Skipped(state)) return;
   Tree& t = TreeOf(v);
   const std::vector<std::string>& keys = KeysOf(Keys::kPresent);
   Warm(t, keys);
@@ -449,6 +483,7 @@ void WarmRocks(RocksDirect& r, const std::vector<std::string>& keys) {
 }
 
 void GetRocks(benchmark::State& state, RocksFilter f, Keys k) {
+  if (Skipped(state)) return;
   RocksDirect& r = RocksDirectOf(f);
   const std::vector<std::string>& keys = KeysOf(k);
   WarmRocks(r, keys);
@@ -466,6 +501,7 @@ void GetRocks(benchmark::State& state, RocksFilter f, Keys k) {
 }
 
 void MultiGetRocks(benchmark::State& state, RocksFilter f) {
+  if (Skipped(state)) return;
   RocksDirect& r = RocksDirectOf(f);
   const std::vector<std::string>& keys = KeysOf(Keys::kPresent);
   WarmRocks(r, keys);
@@ -494,7 +530,7 @@ void RegisterStorage() {
   const int64_t n = static_cast<int64_t>(NumKeys());
   benchmark::RegisterBenchmark("Storage_DeviceRead4KiB", DeviceRead)
       ->Arg(n)
-      ->Iterations(kDeviceReads)
+      ->Iterations(Iterations(kDeviceReads))
       ->UseRealTime();
   const Keys all_keys[] = {Keys::kAbsent, Keys::kPresent, Keys::kPresentZipf, Keys::kMixed,
                            Keys::kMixedZipf};
@@ -503,7 +539,7 @@ void RegisterStorage() {
       benchmark::RegisterBenchmark(absl::StrCat("Storage_Get", NameOf(k), "_", NameOf(v)).c_str(),
                                    [v, k](benchmark::State& s) { GetOurs(s, v, k); })
           ->Arg(n)
-          ->Iterations(kGets)
+          ->Iterations(Iterations(kGets))
           ->UseRealTime();
     }
     for (RocksFilter f : {RocksFilter::kBloom10, RocksFilter::kRibbon10}) {
@@ -511,7 +547,7 @@ void RegisterStorage() {
       benchmark::RegisterBenchmark(absl::StrCat("Storage_Get", NameOf(k), "_", name).c_str(),
                                    [f, k](benchmark::State& s) { GetRocks(s, f, k); })
           ->Arg(n)
-          ->Iterations(kGets)
+          ->Iterations(Iterations(kGets))
           ->UseRealTime();
     }
   }
@@ -524,7 +560,7 @@ void RegisterStorage() {
       benchmark::RegisterBenchmark(absl::StrCat("Storage_", how, "_", NameOf(v)).c_str(),
                                    [v, b](benchmark::State& s) { BatchOurs(s, v, b); })
           ->Arg(n)
-          ->Iterations(kBatches)
+          ->Iterations(Iterations(kBatches))
           ->UseRealTime();
     }
   }
@@ -533,7 +569,7 @@ void RegisterStorage() {
     benchmark::RegisterBenchmark(absl::StrCat("Storage_MultiGet32_", name).c_str(),
                                  [f](benchmark::State& s) { MultiGetRocks(s, f); })
         ->Arg(n)
-        ->Iterations(kBatches)
+        ->Iterations(Iterations(kBatches))
         ->UseRealTime();
   }
 }

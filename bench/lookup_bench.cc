@@ -15,6 +15,10 @@
 // The filter-memory cases (BM_Get*_FilterMemory_*: uniform, budgeted and
 // mixed Bloom/Ribbon filters, RocksDB with Ribbon) are in
 // bench/lookup_filter_bench.cc.
+//
+// The cases on storage (Storage_*: tables read with O_DIRECT through a block
+// cache of 5% of the data, RocksDB with direct reads) are in
+// bench/storage_bench.cc.
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -132,14 +136,7 @@ void WriteAll(Put put) {
 
 }  // namespace
 
-// RocksDB gets the very same files: each FileSpec is written with
-// SstFileWriter and ingested in order with auto compactions off, so RocksDB
-// places each file as deep as it fits without overlap: the bottom files at
-// the last level, newer ones above them, overlapping ones in level 0.
-rocksdb::DB* Rocks(RocksFilter filter) {
-  static rocksdb::DB* dbs[2] = {};
-  rocksdb::DB*& db = dbs[static_cast<int>(filter)];
-  if (db != nullptr) return db;
+rocksdb::Options RocksOptions(RocksFilter filter, std::shared_ptr<rocksdb::Cache> cache) {
   rocksdb::Options options;
   options.create_if_missing = true;
   options.disable_auto_compactions = true;
@@ -152,10 +149,17 @@ rocksdb::DB* Rocks(RocksFilter filter) {
   // A hash index in each data block, at lsmbloom's two buckets per key.
   table.data_block_index_type = rocksdb::BlockBasedTableOptions::kDataBlockBinaryAndHash;
   table.data_block_hash_table_util_ratio = 0.5;
-  table.block_cache = rocksdb::NewLRUCache(size_t{2} << 30);
+  table.block_cache = std::move(cache);
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  const std::string dir =
-      TheData().dir + (filter == RocksFilter::kRibbon10 ? "/rocksdb-ribbon" : "/rocksdb");
+  return options;
+}
+
+// RocksDB gets the very same files: each FileSpec is written with
+// SstFileWriter and ingested in order with auto compactions off, so RocksDB
+// places each file as deep as it fits without overlap: the bottom files at
+// the last level, newer ones above them, overlapping ones in level 0.
+rocksdb::DB* OpenRocksWithLayout(const rocksdb::Options& options, const std::string& dir) {
+  rocksdb::DB* db = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(options, dir, &db);
   if (!s.ok()) Die(s.ToString());
   int n = 0;
@@ -174,6 +178,16 @@ rocksdb::DB* Rocks(RocksFilter filter) {
     if (s.ok()) s = db->IngestExternalFile({path}, ingest);
     if (!s.ok()) Die(s.ToString());
   }
+  return db;
+}
+
+rocksdb::DB* Rocks(RocksFilter filter) {
+  static rocksdb::DB* dbs[2] = {};
+  rocksdb::DB*& db = dbs[static_cast<int>(filter)];
+  if (db != nullptr) return db;
+  const std::string dir =
+      TheData().dir + (filter == RocksFilter::kRibbon10 ? "/rocksdb-ribbon" : "/rocksdb");
+  db = OpenRocksWithLayout(RocksOptions(filter, rocksdb::NewLRUCache(size_t{2} << 30)), dir);
   return db;
 }
 
@@ -399,6 +413,7 @@ void RegisterAll() {
   benchmark::RegisterBenchmark("BM_LoadThroughput_Floor", LoadThroughputFloor)
       ->Arg(static_cast<int64_t>(NumKeys()));
   RegisterFilterMemory();
+  RegisterStorage();
   for (bool present : {false, true}) {
     const std::string kind = present ? "Present" : "Absent";
     const uint64_t n = NumKeys();

@@ -6,9 +6,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "rocksdb/cache.h"
 #include "rocksdb/db.h"
 #include "tools/lsm_fixture.h"
 
@@ -35,8 +37,16 @@ enum class RocksFilter { kBloom10, kRibbon10 };
 // with SstFileWriter have no level, and RocksDB gives such files Ribbon).
 rocksdb::DB* Rocks(RocksFilter filter = RocksFilter::kBloom10);
 
+// What Rocks() opens with: the filter, a hash index in each data block, no
+// compression, no compactions, `cache` as the block cache.
+rocksdb::Options RocksOptions(RocksFilter filter, std::shared_ptr<rocksdb::Cache> cache);
+// A new DB in `dir` opened with `options`, the layout's files ingested.
+rocksdb::DB* OpenRocksWithLayout(const rocksdb::Options& options, const std::string& dir);
+
 // Registers bench/lookup_filter_bench.cc's benchmarks.
 void RegisterFilterMemory();
+// Registers bench/storage_bench.cc's (Storage_*).
+void RegisterStorage();
 
 }  // namespace bench
 }  // namespace lsmbloom

@@ -74,9 +74,9 @@ absl::StatusOr<std::array<TableOptions, kNumLevels>> BudgetedTableOptions(
 absl::StatusOr<std::array<TableOptions, kNumLevels>> TableOptionsFor(
     const FilterAllocation& allocation);
 
-// Writes each FileSpec as a table under `dir` (read back as `access` says,
-// with the built-in filter policies) and returns the edit that adds them
-// all. `progress(done, total)` is called after each file.
+// Writes each FileSpec as a table "<dir>/<file_number>.sst" (read back as
+// `access` says, with the built-in filter policies) and returns the edit
+// that adds them all. `progress(done, total)` is called after each file.
 absl::Status WriteTables(const std::vector<FileSpec>& layout, const std::string& dir,
                          const TableOptions& options, VersionEdit* edit,
                          const std::function<void(uint64_t, uint64_t)>& progress,

@@ -70,6 +70,7 @@ fi
 flags=(--benchmark_out_format=json)
 if ((quick)); then
   export LSMBLOOM_BENCH_MAX_KEYS=1000000
+  export LSMBLOOM_BENCH_QUICK=1  # Fixed-iteration cases (lookup_bench's Storage_) run fewer.
   flags+=(--benchmark_min_time=0.05)
 else
   # Repetitions interleaved at random: a slow spell of a noisy machine

@@ -771,8 +771,8 @@ def family(measure):
     Fpr have plots of their own: None."""
     if measure == "Fpr" or LOOKUP.fullmatch(measure):
         return None
-    if "FilterMemory" in measure:  # lookup_bench's budget runs: one n, a table.
-        return None
+    if "FilterMemory" in measure or measure.startswith("Storage_"):
+        return None  # lookup_bench's budget and storage runs: one n, a table.
     if measure.startswith("Query"):
         return "Query"
     return "Get" if "Get" in measure else measure

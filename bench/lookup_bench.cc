@@ -136,7 +136,8 @@ void WriteAll(Put put) {
 
 }  // namespace
 
-rocksdb::Options RocksOptions(RocksFilter filter, std::shared_ptr<rocksdb::Cache> cache) {
+rocksdb::Options RocksOptions(RocksFilter filter, std::shared_ptr<rocksdb::Cache> cache,
+                              bool block_align) {
   rocksdb::Options options;
   options.create_if_missing = true;
   options.disable_auto_compactions = true;
@@ -150,6 +151,7 @@ rocksdb::Options RocksOptions(RocksFilter filter, std::shared_ptr<rocksdb::Cache
   table.data_block_index_type = rocksdb::BlockBasedTableOptions::kDataBlockBinaryAndHash;
   table.data_block_hash_table_util_ratio = 0.5;
   table.block_cache = std::move(cache);
+  table.block_align = block_align;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   return options;
 }

@@ -39,7 +39,8 @@ rocksdb::DB* Rocks(RocksFilter filter = RocksFilter::kBloom10);
 
 // What Rocks() opens with: the filter, a hash index in each data block, no
 // compression, no compactions, `cache` as the block cache.
-rocksdb::Options RocksOptions(RocksFilter filter, std::shared_ptr<rocksdb::Cache> cache);
+rocksdb::Options RocksOptions(RocksFilter filter, std::shared_ptr<rocksdb::Cache> cache,
+                              bool block_align = false);
 // A new DB in `dir` opened with `options`, the layout's files ingested.
 rocksdb::DB* OpenRocksWithLayout(const rocksdb::Options& options, const std::string& dir);
 

@@ -233,7 +233,10 @@ Tree& TreeOf(Variant v) {
     options = fixture::BudgetedTableOptions(layout, 10, &allocation, budget);
   }
   if (!options.ok()) Die(std::string(options.status().message()));
-  for (TableOptions& o : *options) o.data_block_hash_index = true;  // As lookup_bench's.
+  for (TableOptions& o : *options) {
+    o.data_block_hash_index = true;  // As lookup_bench's.
+    o.block_align = true;            // A block read directly reads one page.
+  }
   const std::string dir = absl::StrCat(TheData().dir, "/storage-", NameOf(v));
   ::mkdir(dir.c_str(), 0755);
   // Written and read back through pread (cheaply: only to learn the sizes),
@@ -448,7 +451,8 @@ RocksDirect& RocksDirectOf(RocksFilter f) {
   if (r != nullptr) return *r;
   r = new RocksDirect;
   r->cache = rocksdb::NewLRUCache(CacheBytes());
-  rocksdb::Options options = RocksOptions(f, r->cache);  // Filters in table memory.
+  // Filters in table memory; blocks aligned to pages, as lsmbloom's here.
+  rocksdb::Options options = RocksOptions(f, r->cache, /*block_align=*/true);
   options.use_direct_reads = true;
   options.use_direct_io_for_flush_and_compaction = false;
   r->statistics = rocksdb::CreateDBStatistics();

@@ -81,10 +81,38 @@ struct TableBuilder::Rep {
     return absl::OkStatus();
   }
 
+  // With block_align: whether the block being built, with an entry of
+  // `key` and `value` more (its varints, a restart and hash-index bytes at
+  // most), would outgrow one page with its trailer.
+  bool EntryWouldOutgrowPage(std::string_view key, std::string_view value) const {
+    constexpr size_t kEntryOverhead = 3 * 5 + 4 + 3;
+    return !data_block.empty() && data_block.SizeEstimate() + key.size() + value.size() +
+                                          kEntryOverhead + internal::kBlockTrailerSize >
+                                      kDirectReadAlignment;
+  }
+
+  // With block_align: zeros up to the next page where a block of `size`
+  // bytes (trailer included) would straddle two, and fits one.
+  absl::Status PadForBlock(size_t size) {
+    const size_t in_page = offset % kDirectReadAlignment;
+    if (size > kDirectReadAlignment || in_page + size <= kDirectReadAlignment) {
+      return absl::OkStatus();
+    }
+    const size_t pad = kDirectReadAlignment - in_page;
+    absl::Status s = file->Append(std::string(pad, '\0'));
+    if (s.ok()) offset += pad;
+    return s;
+  }
+
   absl::Status FlushDataBlock() {
     if (data_block.empty()) return absl::OkStatus();
+    const std::string_view raw = data_block.Finish();
+    if (options.block_align) {
+      absl::Status padded = PadForBlock(raw.size() + internal::kBlockTrailerSize);
+      if (!padded.ok()) return padded;
+    }
     BlockHandle handle;
-    absl::Status s = Write(data_block.Finish(), internal::BlockKind::kData, &handle);
+    absl::Status s = Write(raw, internal::BlockKind::kData, &handle);
     if (!s.ok()) return s;
     props.data_size += handle.size + internal::kBlockTrailerSize;
     ++props.num_data_blocks;
@@ -180,6 +208,11 @@ absl::Status TableBuilder::Rep::WriteFooter(const internal::Footer& footer) {
 
 TableBuilder::TableBuilder(const TableOptions& options, std::unique_ptr<WritableFile> file)
     : rep_(new Rep(options, std::move(file))) {
+  if (options.block_align && options.compression != Compression::kNone) {
+    rep_->status = absl::InvalidArgumentError(
+        "block_align needs uncompressed blocks (compression kNone): a compressed block's size "
+        "is known only once it is written");
+  }
   if (options.block_size == 0 || options.restart_interval < 1) {
     rep_->status = absl::InvalidArgumentError("block_size and restart_interval must be positive");
   }
@@ -204,6 +237,10 @@ absl::Status TableBuilder::Add(std::string_view user_key, uint64_t seq, EntryTyp
     r.props.filter_keys_added += added.has_key + added.has_prefix;
   }
 
+  if (r.options.block_align && r.EntryWouldOutgrowPage(r.key, value)) {
+    r.status = r.FlushDataBlock();
+    if (!r.status.ok()) return r.status;
+  }
   r.data_block.Add(r.key, value);
   r.last_key.swap(r.key);
   ++r.props.num_entries;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lsmbloom/filter/filter_policy.h"
+#include "lsmbloom/io/file.h"
 #include "lsmbloom/table/block_cache.h"
 
 namespace lsmbloom {
@@ -55,6 +56,15 @@ struct TableOptions {
   // this option cannot open; off, the table is format 2.
   bool data_block_hash_index = false;
   Compression compression = Compression::kNone;
+  // For tables read with direct reads (FileAccess::kDirect): no data block
+  // straddles two 4 KiB pages (kDirectReadAlignment). A block ends before
+  // it and its trailer outgrow a page (or at block_size, if smaller), and
+  // starts on a new page where it would cross into the next, so a read of
+  // one block reads one page, not two, and a batch of reads moves half the
+  // bytes (RocksDB's block_align). Costs the padding between blocks, a few
+  // percent of the data. Uncompressed tables only: InvalidArgument with
+  // another compression. Readers need no setting.
+  bool block_align = false;
   // The table's unique id (Table::unique_id()), which every block checksum
   // is bound to. 0, the default, draws a fresh random id for each table.
   // Set it only to write reproducible bytes in tests: two tables sharing an

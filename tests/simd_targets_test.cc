@@ -213,6 +213,48 @@ TEST_F(SimdTargetsTest, PrefetchingBatchOnALargeFilterMatchesTheReference) {
                                   reader->geometry().num_blocks, 8, absent[i]);
     }
     EXPECT_EQ(mismatches, 0u) << name;
+
+    // Every length from none to a few times the prefetch distance, so that
+    // batches shorter than it, as long and longer all run (each length from
+    // its own offset). Present and absent keys alternate: a key probed in
+    // another key's block would answer differently.
+    for (size_t length = 0, start = 0; length <= 70; start += length++) {
+      std::vector<uint64_t> mixed;
+      for (size_t i = start; i < start + length; ++i) {
+        mixed.push_back(i % 2 == 0 ? present[i] : absent[i]);
+      }
+      reader->MayMatchBatch(mixed, absl::MakeSpan(out.get(), length));
+      for (size_t i = 0; i < length; ++i) {
+        const bool expected =
+            internal::ReferenceProbe(reinterpret_cast<const uint8_t*>(reader->bits().data()),
+                                     reader->geometry().num_blocks, 8, mixed[i]);
+        ASSERT_EQ(out[i], expected) << name << " length=" << length << " i=" << i;
+      }
+    }
+  }
+}
+
+TEST_F(SimdTargetsTest, ProbeEachAndProbePairsAnswerLikeTheReferenceAtEveryLength) {
+  // The kernels fetch blocks a fixed distance ahead of the probe: calls of
+  // every length from none to a few times that distance.
+  const MixedFilters filters(30);
+  const std::vector<BlockedBloomView>& views = filters.views;
+  const std::vector<uint64_t> keys = Hashes(55, 70);
+  std::vector<const BlockedBloomView*> pointers;
+  for (size_t i = 0; i < keys.size(); ++i) pointers.push_back(&views[(i * 5) % views.size()]);
+  for (const std::string& name : AvailableSimdTargets()) {
+    ASSERT_TRUE(PinSimdTarget(name).ok());
+    for (size_t n = 0; n <= keys.size(); ++n) {
+      bool each[70], pairs[70];
+      ProbeEach(pointers.data(), n, keys[n % keys.size()], each);
+      ProbePairs(pointers.data(), keys.data(), n, pairs);
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(each[i], ReferenceAnswer(*pointers[i], keys[n % keys.size()]))
+            << name << " n=" << n << " i=" << i;
+        ASSERT_EQ(pairs[i], ReferenceAnswer(*pointers[i], keys[i]))
+            << name << " n=" << n << " i=" << i;
+      }
+    }
   }
 }
 

@@ -40,30 +40,37 @@ bool ProbeOne(const uint8_t* bits, uint64_t num_blocks, int num_probes, uint64_t
   return BlockedBloomProber(BlockedBloomView{bits, num_blocks, num_probes}).MayMatchHash(hash);
 }
 
-// Probes items [0, n) a window at a time, fetching the blocks of the next
-// window before probing this one: every fetch of a window is issued before
-// any probe can stall on a miss, so up to two windows of misses overlap
-// (interleaving one fetch per probe is slower out of cache: stalled probes
-// fill the core's window and hold back later fetches; docs/PERFORMANCE.md).
+// How many items ahead of its probe a batch fetches a block. Enough lines in
+// flight to cover a miss (about as many as the core's L1 miss buffers), few
+// enough that a short batch starts probing early; distances of 12 to 28
+// measure alike (docs/PERFORMANCE.md).
+constexpr size_t kProbePrefetchDistance = 16;
+
+// Probes items [0, n), fetching the block of item i + kProbePrefetchDistance
+// while probing item i: a sliding window keeps the same number of lines in
+// flight from the first probe to the last, whatever n. (Fetching a whole
+// window before probing any stalls on the fetches once the miss buffers are
+// full, and then probes with none in flight.)
 // block_of(i) is item i's block; probe(i, block) its answer.
 template <class BlockOf, class Probe>
 HWY_INLINE void ProbeFetchingAhead(size_t n, const BlockOf& block_of, const Probe& probe,
                                    bool* out) {
-  constexpr size_t kWindow = 64;
-  const uint8_t* blocks[2][kWindow];
-  auto fetch = [&](size_t start, const uint8_t** into) HWY_ATTR {
-    const size_t end = n - start < kWindow ? n : start + kWindow;
-    for (size_t i = start; i < end; ++i) {
-      into[i - start] = block_of(i);
-      hwy::Prefetch(into[i - start]);
-    }
-  };
-  fetch(0, blocks[0]);
-  for (size_t start = 0, w = 0; start < n; start += kWindow, w ^= 1) {
-    if (n - start > kWindow) fetch(start + kWindow, blocks[w ^ 1]);
-    const size_t end = n - start < kWindow ? n : start + kWindow;
-    for (size_t i = start; i < end; ++i) out[i] = probe(i, blocks[w][i - start]);
+  constexpr size_t kAhead = kProbePrefetchDistance;
+  static_assert((kAhead & (kAhead - 1)) == 0, "the ring's index is a mask");
+  const uint8_t* ring[kAhead];  // Item i's block is in ring[i % kAhead].
+  const size_t primed = n < kAhead ? n : kAhead;
+  for (size_t i = 0; i < primed; ++i) {
+    ring[i] = block_of(i);
+    hwy::Prefetch(ring[i]);
   }
+  size_t i = 0;
+  for (; i + kAhead < n; ++i) {
+    const uint8_t* block = ring[i % kAhead];
+    ring[i % kAhead] = block_of(i + kAhead);
+    hwy::Prefetch(ring[i % kAhead]);
+    out[i] = probe(i, block);
+  }
+  for (; i < n; ++i) out[i] = probe(i, ring[i % kAhead]);
 }
 
 void ProbeBatch(const uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,

@@ -22,9 +22,9 @@ using ProbeOneFn = bool (*)(const uint8_t* bits, uint64_t num_blocks, int num_pr
 // The single-probe kernel of the target Highway has chosen now.
 ProbeOneFn ChosenProbeOne();
 
-// out[i] = probe of hashes[i]. With `prefetch`, blocks are fetched a window
-// of keys before they are probed (worth it only for filters larger than
-// cache). REQUIRES: num_blocks > 0.
+// out[i] = probe of hashes[i]. With `prefetch`, each block is fetched a
+// fixed number of keys before it is probed (worth it only for filters larger
+// than cache). REQUIRES: num_blocks > 0.
 using ProbeBatchFn = void (*)(const uint8_t* bits, uint64_t num_blocks, int num_probes,
                               const uint64_t* hashes, size_t n, bool* out, bool prefetch);
 // The batch kernel of the target Highway has chosen now.
@@ -39,10 +39,12 @@ uint64_t BatchPrefetchAboveBytes();
 void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,
                size_t n);
 
-// out[i] = probe of `hash` in *filters[i], every block fetched first.
+// out[i] = probe of `hash` in *filters[i], blocks fetched a fixed number of
+// filters ahead (a lookup's few candidates: all before the first probe).
 void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out);
 
-// out[i] = probe of hashes[i] in *filters[i], blocks fetched a window ahead.
+// out[i] = probe of hashes[i] in *filters[i], blocks fetched a fixed number
+// of pairs ahead.
 void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
                 bool* out);
 

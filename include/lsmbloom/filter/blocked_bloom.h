@@ -265,9 +265,9 @@ class BlockedBloomReader {
 };
 
 // out[i] = whether `hash` may be in filters[i], for n filters whose
-// HashSpec the hash was computed with: one call, and every filter's block
-// fetched before any is probed, so the cache misses of a lookup across many
-// files overlap instead of following one another.
+// HashSpec the hash was computed with: one call, with the blocks of the
+// next filters fetched while one is probed, so the cache misses of a lookup
+// across many files overlap instead of following one another.
 void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out);
 
 // out[i] = whether hashes[i] may be in *filters[i]: the (key, file) pairs of

@@ -32,6 +32,19 @@ inline std::shared_ptr<const Table> OpenTable(std::vector<Entry> entries,
   return std::shared_ptr<const Table>(std::move(*table));
 }
 
+// What a lookup of `key` must answer, given the newest entry of each key.
+inline LookupResult ExpectedAnswer(const std::map<std::string, Entry>& truth,
+                                   const std::string& key) {
+  LookupResult r;
+  auto it = truth.find(key);
+  if (it == truth.end()) return r;
+  r.sequence = it->second.seq;
+  r.kind = it->second.type == EntryType::kDeletion ? LookupResult::Kind::kDeleted
+                                                   : LookupResult::Kind::kFound;
+  r.value = it->second.value;
+  return r;
+}
+
 // A model LSM: files laid out by level, plus the truth for each key.
 struct ModelLsm {
   TableSet set;
@@ -58,16 +71,7 @@ struct ModelLsm {
   }
 
   // What a lookup of `key` must answer.
-  LookupResult Expected(const std::string& key) const {
-    LookupResult r;
-    auto it = truth.find(key);
-    if (it == truth.end()) return r;
-    r.sequence = it->second.seq;
-    r.kind = it->second.type == EntryType::kDeletion ? LookupResult::Kind::kDeleted
-                                                     : LookupResult::Kind::kFound;
-    r.value = it->second.value;
-    return r;
-  }
+  LookupResult Expected(const std::string& key) const { return ExpectedAnswer(truth, key); }
 };
 
 }  // namespace testutil

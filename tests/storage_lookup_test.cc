@@ -18,6 +18,7 @@
 #include "lsmbloom/lookup/lookup.h"
 #include "lsmbloom/table/block_cache.h"
 #include "src/util/random.h"
+#include "tests/lsm_testutil.h"
 #include "tests/storage_testutil.h"
 #include "tests/table_testutil.h"
 
@@ -84,14 +85,7 @@ class StorageLsm {
   }
 
   LookupResult Expected(const std::string& key) const {
-    LookupResult r;
-    auto it = truth_.find(key);
-    if (it == truth_.end()) return r;
-    r.sequence = it->second.seq;
-    r.kind = it->second.type == EntryType::kDeletion ? LookupResult::Kind::kDeleted
-                                                     : LookupResult::Kind::kFound;
-    r.value = it->second.value;
-    return r;
+    return testutil::ExpectedAnswer(truth_, key);
   }
 
   TableSet& set() { return set_; }

@@ -64,24 +64,6 @@ Ring& ThisThreadsRing() {
   return ring;
 }
 
-// Bounce buffers for direct reads, aligned, one per thread, grown as needed.
-char* AlignedScratch(size_t n) {
-  struct Buffer {
-    char* data = nullptr;
-    size_t size = 0;
-    ~Buffer() { std::free(data); }
-  };
-  thread_local Buffer buffer;
-  if (n > buffer.size) {
-    void* p = nullptr;
-    if (::posix_memalign(&p, kDirectReadAlignment, n) != 0) return nullptr;
-    std::free(buffer.data);
-    buffer.data = static_cast<char*>(p);
-    buffer.size = n;
-  }
-  return buffer.data;
-}
-
 // Where one RawRead's bytes land in the kernel's view: its own scratch, or
 // (direct) an aligned range of the bounce buffer.
 struct Target {
@@ -185,7 +167,7 @@ void ReadRawWithIoUring(absl::Span<RawRead> reads) {
     for (size_t i = 0; i < round.size(); ++i) {
       if (round[i].direct) bounce += AlignForDirectRead(round[i].offset, round[i].n).length;
     }
-    char* buffer = bounce == 0 ? nullptr : AlignedScratch(bounce);
+    char* buffer = bounce == 0 ? nullptr : ThreadAlignedBuffer(AlignedUse::kBatch, bounce);
     if (bounce != 0 && buffer == nullptr) {
       for (RawRead& r : round) r.status = ReadError(r.path, r.offset, r.n, ENOMEM);
       continue;

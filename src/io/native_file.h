@@ -36,6 +36,13 @@ struct AlignedRange {
 };
 AlignedRange AlignForDirectRead(uint64_t offset, size_t n);
 
+// This thread's buffer aligned to kDirectReadAlignment, of at least n
+// bytes (grown as needed; null if memory runs out), one per use: a direct
+// read's own (kRead) and a batch's bounce buffer (kBatch), which a batch
+// holds while it may also call Read.
+enum class AlignedUse { kRead, kBatch };
+char* ThreadAlignedBuffer(AlignedUse use, size_t n);
+
 // "path: read of n bytes at offset o: <strerror>", its code as absl maps
 // the errno value.
 absl::Status ReadError(const std::string& path, uint64_t offset, size_t n, int error);

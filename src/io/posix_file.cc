@@ -85,24 +85,6 @@ class PosixWritableFile : public WritableFile {
   int fd_;
 };
 
-// A buffer aligned for direct reads, one per thread, grown as needed.
-char* DirectReadBuffer(size_t n) {
-  struct Buffer {
-    char* data = nullptr;
-    size_t size = 0;
-    ~Buffer() { std::free(data); }
-  };
-  thread_local Buffer buffer;
-  if (n > buffer.size) {
-    void* p = nullptr;
-    if (::posix_memalign(&p, kDirectReadAlignment, n) != 0) return nullptr;
-    std::free(buffer.data);
-    buffer.data = static_cast<char*>(p);
-    buffer.size = n;
-  }
-  return buffer.data;
-}
-
 // pread until n bytes or end of file; the bytes read, or -errno.
 ssize_t PreadFully(int fd, char* buf, size_t n, uint64_t offset) {
   size_t done = 0;
@@ -167,7 +149,7 @@ class PosixRandomAccessFile : public RandomAccessFile, public internal::NativeFi
   absl::Status ReadDirect(uint64_t offset, size_t n, char* scratch,
                           std::string_view* result) const {
     const internal::AlignedRange range = internal::AlignForDirectRead(offset, n);
-    char* buf = DirectReadBuffer(range.length);
+    char* buf = internal::ThreadAlignedBuffer(internal::AlignedUse::kRead, range.length);
     if (buf == nullptr) return internal::ReadError(path_, offset, n, ENOMEM);
     const ssize_t r = PreadFully(fd_, buf, range.length, range.begin);
     if (r < 0) return internal::ReadError(path_, offset, n, static_cast<int>(-r));
@@ -205,6 +187,24 @@ AlignedRange AlignForDirectRead(uint64_t offset, size_t n) {
   range.begin = offset & ~kMask;
   range.length = static_cast<size_t>(((offset + n + kMask) & ~kMask) - range.begin);
   return range;
+}
+
+char* ThreadAlignedBuffer(AlignedUse use, size_t n) {
+  struct Buffer {
+    char* data = nullptr;
+    size_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffers[2];
+  Buffer& buffer = buffers[use == AlignedUse::kRead ? 0 : 1];
+  if (n > buffer.size) {
+    void* p = nullptr;
+    if (::posix_memalign(&p, kDirectReadAlignment, n) != 0) return nullptr;
+    std::free(buffer.data);
+    buffer.data = static_cast<char*>(p);
+    buffer.size = n;
+  }
+  return buffer.data;
 }
 
 absl::Status ReadError(const std::string& path, uint64_t offset, size_t n, int error) {
@@ -263,7 +263,7 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(const std::strin
   if (direct && st.st_size > 0) {
     // Some file systems take O_DIRECT at open and refuse it at the first
     // read: find out now, with one aligned block, not in a lookup.
-    char* buf = DirectReadBuffer(kDirectReadAlignment);
+    char* buf = internal::ThreadAlignedBuffer(internal::AlignedUse::kRead, kDirectReadAlignment);
     const ssize_t r = buf == nullptr ? -ENOMEM : PreadFully(fd, buf, kDirectReadAlignment, 0);
     if (r < 0) {
       ::close(fd);

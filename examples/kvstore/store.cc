@@ -254,11 +254,16 @@ absl::StatusOr<TableFile> Store::FinishTable(int level, NewTable table) {
 
 absl::StatusOr<TableFile> Store::OpenTable(int level, uint64_t number) const {
   absl::StatusOr<std::unique_ptr<lsmbloom::RandomAccessFile>> file =
-      lsmbloom::OpenPosixFile(TableFileName(dir_, number), options_.use_mmap);
+      lsmbloom::OpenPosixFile(TableFileName(dir_, number), options_.direct_reads
+                                                               ? lsmbloom::FileAccess::kDirect
+                                                           : options_.use_mmap
+                                                               ? lsmbloom::FileAccess::kMmap
+                                                               : lsmbloom::FileAccess::kPread);
   if (!file.ok()) return file.status();
   // The built-in policies, plus ours in case it is a custom one; the last
   // of a name wins.
   lsmbloom::TableReadOptions read_options;
+  read_options.block_cache = options_.block_cache;
   read_options.filter_policies = lsmbloom::BuiltinFilterPolicies();
   if (options_.table_options.filter_policy != nullptr) {
     read_options.filter_policies.push_back(options_.table_options.filter_policy);

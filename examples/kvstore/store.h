@@ -90,6 +90,13 @@ struct StoreOptions {
   lsmbloom::LookupOptions lookup_options;
   // Read table files through mmap rather than pread.
   bool use_mmap = false;
+  // Read table files with direct reads (O_DIRECT: past the page cache, for
+  // data larger than memory) instead, through `block_cache` if set; where
+  // the file system refuses O_DIRECT, opening a table fails naming it.
+  bool direct_reads = false;
+  // Caches data blocks of tables read with pread or direct reads, shared by
+  // all of them (lsmbloom/table/block_cache.h). Null: none.
+  std::shared_ptr<lsmbloom::BlockCache> block_cache;
   // Open to read only: Get, Scan and the accessors work; writes, Flush and
   // compactions fail with FailedPrecondition. Nothing in the directory is
   // created, changed or removed, so a read-only directory will do: the

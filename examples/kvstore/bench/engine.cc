@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "leveldb/cache.h"
+#include "lsmbloom/table/block_cache.h"
 #include "leveldb/db.h"
 #include "leveldb/filter_policy.h"
 #include "leveldb/options.h"
@@ -31,6 +32,15 @@ class KvstoreEngine : public Engine {
     options.level_bits_per_key = {config.bits_per_key};
     options.lookup_options.count_stats = false;
     options.use_mmap = !config.kvstore_pread;
+    if (config.direct_reads) {
+      options.direct_reads = true;
+      lsmbloom::BlockCacheOptions cache;
+      cache.capacity_bytes = config.cache_bytes;
+      absl::StatusOr<std::shared_ptr<lsmbloom::BlockCache>> made =
+          lsmbloom::BlockCache::Create(cache);
+      if (!made.ok()) return made.status();
+      options.block_cache = *std::move(made);
+    }
     auto engine = std::make_unique<KvstoreEngine>();
     absl::StatusOr<std::unique_ptr<kvstore::Store>> store = kvstore::Store::Open(dir, options);
     if (!store.ok()) return store.status();
@@ -79,6 +89,7 @@ class RocksdbEngine : public Engine {
     table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(config.bits_per_key));
     table.block_cache = rocksdb::NewLRUCache(config.cache_bytes);
     options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+    options.use_direct_reads = config.direct_reads;
     rocksdb::DB* db = nullptr;
     absl::Status s = FromRocks(rocksdb::DB::Open(options, dir, &db));
     if (!s.ok()) return s;

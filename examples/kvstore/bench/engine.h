@@ -25,6 +25,10 @@ struct EngineConfig {
   size_t cache_bytes = 64 << 20;
   // Use kvstore's pread path instead of mmap.
   bool kvstore_pread = false;
+  // On storage: kvstore and RocksDB read their tables with direct reads
+  // through a block cache of cache_bytes each (LevelDB has no direct reads:
+  // it reads through the page cache as before).
+  bool direct_reads = false;
 };
 
 class Engine {

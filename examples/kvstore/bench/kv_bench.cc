@@ -48,7 +48,11 @@ ABSL_FLAG(std::string, workloads, "fillseq,fillrandom,readrandom,readmissing,rea
 ABSL_FLAG(std::string, db, "/tmp/kv_bench", "Directory for the stores (replaced).");
 ABSL_FLAG(std::string, out, "", "Also write the CSV here.");
 ABSL_FLAG(double, bits_per_key, 10, "Bloom filter bits per key, all engines.");
-ABSL_FLAG(int64_t, cache_mb, 64, "Block cache of RocksDB and LevelDB, MiB.");
+ABSL_FLAG(int64_t, cache_mb, 64,
+          "Block cache of RocksDB and LevelDB (and kvstore's, with --direct_reads), MiB.");
+ABSL_FLAG(bool, direct_reads, false,
+          "On storage: kvstore and RocksDB read tables with O_DIRECT through a block cache of "
+          "--cache_mb each (LevelDB, which has no direct reads, through the page cache).");
 ABSL_FLAG(int64_t, memtable_mb, 64, "Memtable size of all engines, MiB.");
 ABSL_FLAG(uint64_t, seed, 301, "Seed of the key orders and values.");
 ABSL_FLAG(int, chunks, 20, "Slices of each read workload that the engines take in turn.");
@@ -172,6 +176,7 @@ int Main() {
   config.bits_per_key = absl::GetFlag(FLAGS_bits_per_key);
   config.cache_bytes = absl::GetFlag(FLAGS_cache_mb) << 20;
   config.memtable_bytes = absl::GetFlag(FLAGS_memtable_mb) << 20;
+  config.direct_reads = absl::GetFlag(FLAGS_direct_reads);
   const std::vector<std::string> workloads =
       absl::StrSplit(absl::GetFlag(FLAGS_workloads), ',', absl::SkipEmpty());
   auto wants = [&](const char* w) {

@@ -145,5 +145,32 @@ TEST(IoUringTest, ACompletionWithAnErrorFailsOnlyItsRead) {
   ::close(write_only);
 }
 
+// An O_DIRECT descriptor read at an unaligned offset into an unaligned
+// buffer: the kernel refuses the alignment (EINVAL) in the completion, and
+// the read ends with an error naming the file and offset.
+TEST(IoUringTest, AnAlignmentRefusalIsAnErrorNamingFileAndOffset) {
+  std::string why;
+  if (!internal::IoUringAvailable(&why)) GTEST_SKIP() << "io_uring unavailable here: " << why;
+  const std::string why_direct = testutil::DirectReadsUnavailable();
+  if (!why_direct.empty()) GTEST_SKIP() << "direct reads unavailable here: " << why_direct;
+  const std::string path = testutil::WriteTestFile("uring_unaligned", Pattern(9000, 6));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT);
+  ASSERT_GE(fd, 0);
+  std::string buffer(600, '?');
+  std::vector<internal::RawRead> reads(1);
+  reads[0].fd = fd;
+  reads[0].direct = false;  // As if the caller forgot: no aligned bounce buffer.
+  reads[0].path = path;
+  reads[0].offset = 1001;
+  reads[0].n = 500;
+  reads[0].scratch = &buffer[1];
+  internal::ReadRawWithIoUring(absl::MakeSpan(reads));
+  EXPECT_FALSE(reads[0].status.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(reads[0].status)) << reads[0].status;
+  EXPECT_NE(reads[0].status.message().find("offset 1001"), std::string_view::npos)
+      << reads[0].status;
+  ::close(fd);
+}
+
 }  // namespace
 }  // namespace lsmbloom

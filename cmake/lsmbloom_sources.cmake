@@ -70,6 +70,7 @@ set(LSMBLOOM_TABLE_SOURCES
   src/table/format.cc
   src/table/format.h
   src/table/prefix_extractor.cc
+  src/table/search_state.h
   src/table/table.cc
   src/table/table_iterator.cc
   src/table/table_builder.cc

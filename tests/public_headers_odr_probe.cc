@@ -31,6 +31,7 @@
 #include "lsmbloom/table/options.h"
 #include "lsmbloom/table/table.h"
 #include "lsmbloom/table/table_builder.h"
+#include "lsmbloom/table/table_layout.h"
 #include "lsmbloom/table/table_properties.h"
 
 #include <string>

@@ -99,6 +99,7 @@ set(LSMBLOOM_LOOKUP_SOURCES
 
 set(LSMBLOOM_INSPECT_SOURCES
   src/inspect/block_dump.cc
+  src/inspect/escape.cc
   src/inspect/filter_keys.cc
   src/inspect/inspected_table.cc
 )

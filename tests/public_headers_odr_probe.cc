@@ -22,6 +22,7 @@
 #include "lsmbloom/filter/ribbon_math.h"
 #include "lsmbloom/filter/ribbon_policy.h"
 #include "lsmbloom/filter/simd.h"
+#include "lsmbloom/inspect/escape.h"
 #include "lsmbloom/inspect/inspect.h"
 #include "lsmbloom/io/file.h"
 #include "lsmbloom/lookup/filter_budget.h"

@@ -9,21 +9,14 @@
 
 #include "lsmbloom/filter/ribbon.h"
 #include "src/filter/ribbon_reference.h"
+#include "tests/fuzz/probe_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   auto reader = lsmbloom::RibbonReader::Open(bytes);
   if (!reader.ok()) return 0;
-  uint64_t hashes[8];
-  bool out[8];
-  for (int i = 0; i < 8; ++i) hashes[i] = 0x9e3779b97f4a7c15ull * (i + 1);
-  reader->MayMatchBatch(hashes, absl::MakeSpan(out));
-  for (int i = 0; i < 8; ++i) {
-    if (out[i] != reader->MayMatchHash(hashes[i])) __builtin_trap();
-    if (out[i] != lsmbloom::internal::RibbonMayMatch(reader->view(), hashes[i])) {
-      __builtin_trap();
-    }
-  }
-  reader->MayMatch(bytes.substr(0, size / 2));
+  lsmbloom::fuzz::CheckProbesAgree(*reader, bytes.substr(0, size / 2), [&](uint64_t hash) {
+    return lsmbloom::internal::RibbonMayMatch(reader->view(), hash);
+  });
   return 0;
 }

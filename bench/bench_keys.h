@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lsmbloom/filter/key_hash.h"
 #include "src/util/random.h"
 
 namespace lsmbloom {
@@ -64,6 +65,20 @@ inline const KeySet& Keys(uint64_t family, size_t n) {
   auto& slot = (*cache)[{family, n}];
   if (!slot) slot.reset(new KeySet(family, n));
   return *slot;
+}
+
+// What the filter benchmarks probe: the n keys a filter holds, and 2^20
+// absent keys, also as their KeyHashes (computed once).
+constexpr size_t kProbeKeys = size_t{1} << 20;
+inline const KeySet& Present(size_t n) { return Keys(1, n); }
+inline const KeySet& Absent() { return Keys(2, kProbeKeys); }
+inline const std::vector<uint64_t>& AbsentHashes() {
+  static const auto* hashes = [] {
+    auto* h = new std::vector<uint64_t>(kProbeKeys);
+    for (size_t i = 0; i < kProbeKeys; ++i) (*h)[i] = KeyHash(Absent()[i]);
+    return h;
+  }();
+  return *hashes;
 }
 
 }  // namespace bench

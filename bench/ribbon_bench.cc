@@ -40,24 +40,11 @@ namespace lsmbloom {
 namespace bench {
 namespace {
 
-constexpr size_t kProbeKeys = size_t{1} << 20;
 constexpr size_t kFprProbeKeys = size_t{1} << 22;
 constexpr size_t kChunk = 1024;
 
 enum Kind { kRibbon, kBlocked };
 const char* KindName(Kind kind) { return kind == kRibbon ? "Ribbon" : "BlockedBloom"; }
-
-const KeySet& Present(size_t n) { return Keys(1, n); }
-const KeySet& Absent() { return Keys(2, kProbeKeys); }
-
-const std::vector<uint64_t>& AbsentHashes() {
-  static const auto* hashes = [] {
-    auto* h = new std::vector<uint64_t>(kProbeKeys);
-    for (size_t i = 0; i < kProbeKeys; ++i) (*h)[i] = KeyHash(Absent()[i]);
-    return h;
-  }();
-  return *hashes;
-}
 
 std::string BuildRibbon(size_t n, const RibbonOptions& options) {
   auto builder = RibbonBuilder::Create(options);

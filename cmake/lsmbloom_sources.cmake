@@ -70,6 +70,7 @@ set(LSMBLOOM_TABLE_SOURCES
   src/table/format.cc
   src/table/format.h
   src/table/prefix_extractor.cc
+  src/table/search_state.h
   src/table/table.cc
   src/table/table_iterator.cc
   src/table/table_builder.cc
@@ -98,6 +99,7 @@ set(LSMBLOOM_LOOKUP_SOURCES
 
 set(LSMBLOOM_INSPECT_SOURCES
   src/inspect/block_dump.cc
+  src/inspect/escape.cc
   src/inspect/filter_keys.cc
   src/inspect/inspected_table.cc
 )

@@ -22,6 +22,7 @@
 #include "lsmbloom/filter/ribbon_math.h"
 #include "lsmbloom/filter/ribbon_policy.h"
 #include "lsmbloom/filter/simd.h"
+#include "lsmbloom/inspect/escape.h"
 #include "lsmbloom/inspect/inspect.h"
 #include "lsmbloom/io/file.h"
 #include "lsmbloom/lookup/filter_budget.h"
@@ -31,6 +32,7 @@
 #include "lsmbloom/table/options.h"
 #include "lsmbloom/table/table.h"
 #include "lsmbloom/table/table_builder.h"
+#include "lsmbloom/table/table_layout.h"
 #include "lsmbloom/table/table_properties.h"
 
 #include <string>

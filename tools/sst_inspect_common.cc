@@ -9,13 +9,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lsmbloom/inspect/escape.h"
 
 namespace lsmbloom {
 namespace inspect {
 
 namespace {
-
-bool StandsForItself(unsigned char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; }
 
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -37,26 +36,6 @@ absl::StatusOr<std::string> ParseHex(std::string_view text) {
           absl::StrCat("bad hex digit at byte ", i, " of '", std::string(text), "'"));
     }
     out.push_back(static_cast<char>(hi * 16 + lo));
-  }
-  return out;
-}
-
-absl::StatusOr<std::string> Unescape(std::string_view text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '\\') {
-      out.push_back(text[i]);
-      continue;
-    }
-    const bool well_formed = i + 3 < text.size() && text[i + 1] == 'x' &&
-                             HexDigit(text[i + 2]) >= 0 && HexDigit(text[i + 3]) >= 0;
-    if (!well_formed) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("bad escape at byte ", i, " of '", std::string(text),
-                       "': write a byte as \\xNN (a backslash itself as \\x5c)"));
-    }
-    out.push_back(static_cast<char>(HexDigit(text[i + 2]) * 16 + HexDigit(text[i + 3])));
-    i += 3;
   }
   return out;
 }
@@ -98,17 +77,7 @@ void SortLsmOrder(std::vector<InputFile>* files) {
 }  // namespace
 
 std::string EscapeBytes(std::string_view bytes) {
-  std::string out;
-  out.reserve(bytes.size());
-  for (char c : bytes) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (StandsForItself(u)) {
-      out.push_back(c);
-    } else {
-      absl::StrAppendFormat(&out, "\\x%02x", u);
-    }
-  }
-  return out;
+  return lsmbloom::EscapeBytes(bytes, /*also_escaped=*/"\"");
 }
 
 std::string HexBytes(std::string_view bytes) {
@@ -126,7 +95,7 @@ std::string Quoted(const Style& style, std::string_view bytes) {
 }
 
 absl::StatusOr<std::string> ParseBytes(const Style& style, std::string_view text) {
-  return style.hex ? ParseHex(text) : Unescape(text);
+  return style.hex ? ParseHex(text) : UnescapeBytes(text, /*quote_escaped=*/false);
 }
 
 std::string StatusText(const absl::Status& status) {

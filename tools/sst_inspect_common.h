@@ -39,7 +39,8 @@ struct Style {
   bool progress = false;  // Progress lines on stderr (a terminal, not --quiet).
 };
 
-// `bytes` escaped (\xNN) or, with hex, as hex digits.
+// `bytes` escaped (lsmbloom/inspect/escape.h; the double quote too) or,
+// with hex, as hex digits.
 std::string EscapeBytes(std::string_view bytes);
 std::string HexBytes(std::string_view bytes);
 std::string ShowBytes(const Style& style, std::string_view bytes);

@@ -130,10 +130,13 @@ if ((sanitizers)); then
     //tests:lookup_test //tests:stress_test //tests:simd_targets_test \
     //tests:storage_lookup_test //tests:block_cache_test //tests:batch_read_test
   fuzz_base="$cache/lsmbloom-fuzz"
-  fuzzers=(//tests/fuzz:filter_reader_fuzzer //tests/fuzz:table_fuzzer //tests/fuzz:roundtrip_fuzzer)
+  # Every fuzz_target of tests/fuzz/BUILD (//tests:fuzz_stage_test checks).
+  fuzz_targets=(filter_reader table roundtrip ribbon_reader ribbon_builder)
+  fuzzers=()
+  for target in "${fuzz_targets[@]}"; do fuzzers+=("//tests/fuzz:${target}_fuzzer"); done
   if bazel --output_base="$fuzz_base" build --config=fuzz --symlink_prefix=/ "${fuzzers[@]}" >&2; then
     bin=$(bazel --output_base="$fuzz_base" info --config=fuzz bazel-bin 2>/dev/null)
-    for target in filter_reader table roundtrip; do
+    for target in "${fuzz_targets[@]}"; do
       work=$(mktemp -d)
       cp -r "tests/fuzz/corpus/$target/." "$work/"
       echo "== fuzzing $target for 60 s" >&2

@@ -1,6 +1,6 @@
 // Keys and values as text: how the command line, the shell, `scan` and
-// `load` write and read arbitrary bytes, one rule everywhere (the same as
-// lsmbloom's sst_inspect).
+// `load` write and read arbitrary bytes, one rule everywhere: lsmbloom's
+// (lsmbloom/inspect/escape.h), which sst_inspect uses too.
 //
 // A printable ASCII byte (0x20 to 0x7e) stands for itself, except the
 // backslash; every other byte, the backslash, tab, newline and carriage
@@ -17,14 +17,17 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "lsmbloom/inspect/escape.h"
 
 namespace kvstore {
 
-std::string Escape(std::string_view bytes);
+inline std::string Escape(std::string_view bytes) { return lsmbloom::EscapeBytes(bytes); }
 
 // InvalidArgument, naming the byte offset, for a backslash that does not
 // start \xNN.
-absl::StatusOr<std::string> Unescape(std::string_view text);
+inline absl::StatusOr<std::string> Unescape(std::string_view text) {
+  return lsmbloom::UnescapeBytes(text);
+}
 
 }  // namespace kvstore
 

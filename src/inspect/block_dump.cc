@@ -16,14 +16,8 @@ using internal::BlockHandle;
 using internal::BlockKind;
 using internal::TableInspection;
 
-BlockHandle HandleOf(const BlockLocation& b) {
-  BlockHandle h;
-  h.offset = b.offset;
-  h.size = b.size;
-  return h;
-}
-
-BlockLocation LocationOf(const BlockHandle& h) { return BlockLocation{h.offset, h.size}; }
+using internal::HandleOf;
+using internal::LocationOf;
 
 absl::StatusOr<Block> ReadParsed(const InspectedTable& t, const BlockLocation& where,
                                  BlockKind kind, Compression* compression = nullptr) {
@@ -75,14 +69,7 @@ void Describe(const InspectedTable& t, DataBlockInfo* info) {
 }  // namespace
 
 TableLayout LayoutOf(const Table& table) {
-  const internal::TableHandles& h = TableInspection::Handles(table);
-  TableLayout layout;
-  layout.index = LocationOf(h.index);
-  layout.metaindex = LocationOf(h.metaindex);
-  layout.properties = LocationOf(h.properties);
-  layout.filter = LocationOf(h.filter);
-  layout.footer_offset = h.footer_offset;
-  return layout;
+  return TableInspection::Layout(table);
 }
 
 absl::StatusOr<std::vector<BlockLocation>> DataBlockLocations(const Table& table) {

@@ -39,9 +39,9 @@ absl::StatusOr<std::unique_ptr<Table>> OpenTable(const std::string& path,
 // Every property as recorded, read from the block again: Table keeps the
 // typed form only.
 absl::StatusOr<std::map<std::string, std::string>> ReadRecordedProperties(const Table& table) {
-  const internal::TableHandles& h = internal::TableInspection::Handles(table);
+  const TableLayout& layout = internal::TableInspection::Layout(table);
   absl::StatusOr<internal::BlockContents> c = internal::ReadBlock(
-      internal::TableInspection::File(table), h.properties, internal::BlockKind::kProperties,
+      internal::TableInspection::File(table), internal::HandleOf(layout.properties), internal::BlockKind::kProperties,
       internal::TableInspection::Context(table), /*verify_checksum=*/true);
   if (!c.ok()) return c.status();
   absl::StatusOr<internal::Block> block = internal::Block::Parse(std::move(*c), "properties block");

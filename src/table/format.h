@@ -16,6 +16,7 @@
 #include "lsmbloom/io/file.h"
 #include "lsmbloom/table/entry.h"
 #include "lsmbloom/table/options.h"
+#include "lsmbloom/table/table_layout.h"
 
 namespace lsmbloom {
 namespace internal {
@@ -79,6 +80,15 @@ struct BlockHandle {
   void EncodeTo(std::string* dst) const;
   bool DecodeFrom(std::string_view* input);
 };
+
+// The same place as the public BlockLocation names it.
+inline BlockLocation LocationOf(const BlockHandle& h) { return BlockLocation{h.offset, h.size}; }
+inline BlockHandle HandleOf(const BlockLocation& b) {
+  BlockHandle h;
+  h.offset = b.offset;
+  h.size = b.size;
+  return h;
+}
 
 // The last 64 bytes of a table. Version 2: [0, 32) meta-index and index
 // handles, zero padded; [32, 40) unique id; [40, 44) format version; [44, 48)

@@ -353,7 +353,7 @@ absl::StatusOr<Block> ReadMetaBlock(const RandomAccessFile& file, const BlockHan
 
 // Finds the properties and filter blocks in the meta-index; sets
 // *filter_policy to the filter's policy name, or leaves it empty.
-absl::Status FindMetaBlocks(const Block& meta, internal::TableHandles* handles,
+absl::Status FindMetaBlocks(const Block& meta, TableLayout* layout,
                             std::string* filter_policy) {
   const std::string_view filter_prefix = internal::kFilterBlockPrefix;
   bool have_props = false;
@@ -364,16 +364,16 @@ absl::Status FindMetaBlocks(const Block& meta, internal::TableHandles* handles,
     if (!h.DecodeFrom(&v)) return absl::DataLossError("meta-index block: bad handle");
     const std::string_view name = it.key();
     if (name == internal::kPropertiesBlockName) {
-      handles->properties = h;
+      layout->properties = internal::LocationOf(h);
       have_props = true;
     } else if (name.substr(0, filter_prefix.size()) == filter_prefix) {
       *filter_policy = std::string(name.substr(filter_prefix.size()));
-      handles->filter = h;
+      layout->filter = internal::LocationOf(h);
     }
   }
   if (!it.status().ok()) return it.status();
   if (!have_props) return absl::DataLossError("table: no properties block");
-  if (filter_policy->empty()) handles->filter = BlockHandle();
+  if (filter_policy->empty()) layout->filter = BlockLocation();
   return absl::OkStatus();
 }
 
@@ -396,9 +396,9 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(std::unique_ptr<RandomAccessF
   auto rep = std::make_unique<Rep>();
   rep->options = options;
   rep->context = footer->context;
-  rep->handles.index = footer->index;
-  rep->handles.metaindex = footer->metaindex;
-  rep->handles.footer_offset = file->Size() - internal::kFooterSize;
+  rep->layout.index = internal::LocationOf(footer->index);
+  rep->layout.metaindex = internal::LocationOf(footer->metaindex);
+  rep->layout.footer_offset = file->Size() - internal::kFooterSize;
   rep->file = std::move(file);
   const RandomAccessFile& f = *rep->file;
 
@@ -413,17 +413,17 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(std::unique_ptr<RandomAccessF
       ReadMetaBlock(f, footer->metaindex, internal::BlockKind::kMetaIndex, rep->context);
   if (!meta.ok()) return meta.status();
   std::string filter_policy;
-  absl::Status s = FindMetaBlocks(*meta, &rep->handles, &filter_policy);
+  absl::Status s = FindMetaBlocks(*meta, &rep->layout, &filter_policy);
   if (!s.ok()) return s;
 
   absl::StatusOr<Block> props =
-      ReadMetaBlock(f, rep->handles.properties, internal::BlockKind::kProperties, rep->context);
+      ReadMetaBlock(f, internal::HandleOf(rep->layout.properties), internal::BlockKind::kProperties, rep->context);
   if (!props.ok()) return props.status();
   absl::StatusOr<TableProperties> properties = ReadProperties(*props);
   if (!properties.ok()) return properties.status();
   rep->properties = *std::move(properties);
 
-  if (!filter_policy.empty()) rep->LoadFilter(filter_policy, rep->handles.filter);
+  if (!filter_policy.empty()) rep->LoadFilter(filter_policy, internal::HandleOf(rep->layout.filter));
 
   const std::string_view mapped = rep->file->MappedContents();
   rep->file_mapped = !mapped.empty() && mapped.size() == rep->file->Size();

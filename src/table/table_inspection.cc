@@ -8,7 +8,7 @@
 namespace lsmbloom {
 namespace internal {
 
-const TableHandles& TableInspection::Handles(const Table& table) { return table.rep_->handles; }
+const TableLayout& TableInspection::Layout(const Table& table) { return table.rep_->layout; }
 
 const TableContext& TableInspection::Context(const Table& table) { return table.rep_->context; }
 

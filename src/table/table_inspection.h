@@ -13,21 +13,15 @@
 #include "absl/status/statusor.h"
 #include "lsmbloom/io/file.h"
 #include "lsmbloom/table/table.h"
+#include "lsmbloom/table/table_layout.h"
 #include "src/table/format.h"
 
 namespace lsmbloom {
 namespace internal {
 
-// Where the footer and meta-index put a table's parts.
-struct TableHandles {
-  BlockHandle index, metaindex, properties;
-  BlockHandle filter;  // Size 0 if the table has no filter block.
-  uint64_t footer_offset = 0;
-};
-
 class TableInspection {
  public:
-  static const TableHandles& Handles(const Table& table);
+  static const TableLayout& Layout(const Table& table);
   static const TableContext& Context(const Table& table);
   static const RandomAccessFile& File(const Table& table);
 

@@ -17,27 +17,10 @@
 #include "absl/types/span.h"
 #include "lsmbloom/table/table.h"
 #include "src/filter/filter_probe.h"
+#include "src/table/search_state.h"
 
 namespace lsmbloom {
 namespace internal {
-
-// Where a search of a table's index stands between the two steps of
-// TableLookup::StartLocate and LocateBlock.
-struct IndexSearch {
-  size_t first = 0;         // The answer, if settled; else where its group starts.
-  uint64_t key_prefix = 0;  // The key's ordered prefix, past the common one.
-  bool settled = false;     // The key lacks the separators' common prefix.
-};
-
-// What a lookup's data blocks cost it, added to its level's counts.
-struct BlockReads {
-  uint64_t blocks = 0;        // Data blocks searched.
-  uint64_t cache_hits = 0;    // ... found in the block cache,
-  uint64_t cache_misses = 0;  // ... looked for there in vain,
-  uint64_t file_reads = 0;    // ... read from the file (pread or direct: not mapped, not cached),
-  uint64_t file_bytes = 0;    // ... and their bytes, trailers included;
-  uint64_t shared = 0;        // ... had from a read another search of the batch made.
-};
 
 // A data block a batch of lookups fetches for one search: where its bytes
 // lie, for a read in flight with the batch's others (src/io/batch_read.h),

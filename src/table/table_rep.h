@@ -1,6 +1,7 @@
-// Table's state, shared by table.cc and the two internal views of a table:
-// the lookup path's (table_lookup.h) and the inspection library's
-// (table_inspection.h). Private to src/table.
+// Table's state, shared by table.cc and the two internal views of a table
+// that read it: the lookup path's (table_lookup.cc) and the inspection
+// library's (table_inspection.cc). Depends on neither view's header.
+// Private to src/table.
 
 #ifndef LSMBLOOM_SRC_TABLE_TABLE_REP_H_
 #define LSMBLOOM_SRC_TABLE_TABLE_REP_H_
@@ -21,8 +22,7 @@
 #include "src/table/block.h"
 #include "src/table/block_cache_impl.h"
 #include "src/table/format.h"
-#include "src/table/table_inspection.h"
-#include "src/table/table_lookup.h"
+#include "src/table/search_state.h"
 #include "src/util/aligned_buffer.h"
 
 namespace lsmbloom {
@@ -91,7 +91,7 @@ struct Table::Rep {
   // over bytes that stay mapped in memory (so a later read sees the very
   // same bytes). Blocks read into a buffer (pread) are verified on every read.
   std::unique_ptr<std::atomic<bool>[]> verified;
-  internal::TableHandles handles;
+  TableLayout layout;  // Where the footer and meta-index put the parts.
   TableProperties properties;
 
   absl::Status filter_status = absl::NotFoundError("table has no filter");

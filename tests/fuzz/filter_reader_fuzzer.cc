@@ -7,19 +7,13 @@
 
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/filter_policy.h"
+#include "tests/fuzz/probe_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   auto reader = lsmbloom::BlockedBloomReader::Open(bytes);
   if (reader.ok()) {
-    uint64_t hashes[8];
-    bool out[8];
-    for (int i = 0; i < 8; ++i) hashes[i] = 0x9e3779b97f4a7c15ull * (i + 1);
-    reader->MayMatchBatch(hashes, absl::MakeSpan(out));
-    for (int i = 0; i < 8; ++i) {
-      if (out[i] != reader->MayMatchHash(hashes[i])) __builtin_trap();
-    }
-    reader->MayMatch(bytes.substr(0, size / 2));
+    lsmbloom::fuzz::CheckProbesAgree(*reader, bytes.substr(0, size / 2));
   }
   // The same bytes through the classic policy's reader.
   static const auto classic = *lsmbloom::NewClassicBloomPolicy(10);

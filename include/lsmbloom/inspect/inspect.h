@@ -30,6 +30,7 @@
 #include "lsmbloom/io/file.h"
 #include "lsmbloom/table/options.h"
 #include "lsmbloom/table/table.h"
+#include "lsmbloom/table/table_layout.h"  // BlockLocation, TableLayout.
 #include "lsmbloom/table/table_properties.h"
 
 namespace lsmbloom {
@@ -42,21 +43,6 @@ class FilterKeySelector;
 // NewFixedPrefixExtractor), or null.
 std::shared_ptr<const FilterPolicy> BuiltinFilterPolicy(std::string_view name);
 std::shared_ptr<const PrefixExtractor> BuiltinPrefixExtractor(std::string_view name);
-
-// Where one block sits in a table file: its offset and size, not counting
-// the 9-byte trailer (compression byte, checksum) that follows it.
-struct BlockLocation {
-  uint64_t offset = 0;
-  uint64_t size = 0;
-};
-
-// The parts of a table file as its footer and meta-index name them
-// (docs/FORMAT.md).
-struct TableLayout {
-  BlockLocation index, metaindex, properties;
-  BlockLocation filter;        // Size 0 if the table has no filter block.
-  uint64_t footer_offset = 0;  // Of the 64-byte footer: file size - 64.
-};
 
 // Where the footer, index, meta-index, properties and filter are.
 TableLayout LayoutOf(const Table& table);

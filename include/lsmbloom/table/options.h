@@ -52,8 +52,9 @@ struct TableOptions {
   // Give each data block a hash index (2 bytes per key): a point lookup then
   // reads one restart interval of the block instead of binary-searching its
   // restart points, and, for most keys the block does not hold, nothing
-  // past the block's tail. Writes table format 3, which readers older than
-  // this option cannot open; off, the table is format 2.
+  // past the block's tail. On, the table is format 3 (docs/FORMAT.md): a
+  // reader must know format 3 to open it, and one that knows only formats 1
+  // and 2 refuses it. Off, the table is format 2.
   bool data_block_hash_index = false;
   Compression compression = Compression::kNone;
   // For tables read with direct reads (FileAccess::kDirect): no data block

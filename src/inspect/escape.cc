@@ -1,12 +1,15 @@
-#include "escape.h"
+#include "lsmbloom/inspect/escape.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace kvstore {
+namespace lsmbloom {
 namespace {
 
-bool StandsForItself(unsigned char c) { return c >= 0x20 && c <= 0x7e && c != '\\'; }
+bool StandsForItself(unsigned char c, std::string_view also_escaped) {
+  return c >= 0x20 && c <= 0x7e && c != '\\' &&
+         also_escaped.find(static_cast<char>(c)) == std::string_view::npos;
+}
 
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -17,12 +20,12 @@ int HexDigit(char c) {
 
 }  // namespace
 
-std::string Escape(std::string_view bytes) {
+std::string EscapeBytes(std::string_view bytes, std::string_view also_escaped) {
   std::string out;
   out.reserve(bytes.size());
   for (char c : bytes) {
     const unsigned char u = static_cast<unsigned char>(c);
-    if (StandsForItself(u)) {
+    if (StandsForItself(u, also_escaped)) {
       out.push_back(c);
     } else {
       absl::StrAppendFormat(&out, "\\x%02x", u);
@@ -31,7 +34,7 @@ std::string Escape(std::string_view bytes) {
   return out;
 }
 
-absl::StatusOr<std::string> Unescape(std::string_view text) {
+absl::StatusOr<std::string> UnescapeBytes(std::string_view text, bool quote_escaped) {
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
@@ -39,10 +42,12 @@ absl::StatusOr<std::string> Unescape(std::string_view text) {
       out.push_back(text[i]);
       continue;
     }
-    if (i + 3 >= text.size() || text[i + 1] != 'x' || HexDigit(text[i + 2]) < 0 ||
-        HexDigit(text[i + 3]) < 0) {
+    const bool well_formed = i + 3 < text.size() && text[i + 1] == 'x' &&
+                             HexDigit(text[i + 2]) >= 0 && HexDigit(text[i + 3]) >= 0;
+    if (!well_formed) {
       return absl::InvalidArgumentError(
-          absl::StrCat("bad escape at byte ", i, " of '", Escape(text),
+          absl::StrCat("bad escape at byte ", i, " of '",
+                       quote_escaped ? EscapeBytes(text) : std::string(text),
                        "': write a byte as \\xNN (a backslash itself as \\x5c)"));
     }
     out.push_back(static_cast<char>(HexDigit(text[i + 2]) * 16 + HexDigit(text[i + 3])));
@@ -51,4 +56,4 @@ absl::StatusOr<std::string> Unescape(std::string_view text) {
   return out;
 }
 
-}  // namespace kvstore
+}  // namespace lsmbloom

@@ -54,6 +54,7 @@ set(LSMBLOOM_FILTER_SOURCES
   src/filter/ribbon_reader.cc
   src/filter/ribbon_reference.h
   src/filter/simd.cc
+  src/filter/simd_dispatch.h
   src/filter/simd_kernels.cc
   src/filter/simd_kernels.h
 )

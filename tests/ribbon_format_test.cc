@@ -59,7 +59,7 @@ std::string SampleFilter() {
 }
 
 absl::Status OpenStatus(std::string_view bytes, bool verify = true) {
-  return RibbonReader::Open(bytes, verify).status();
+  return RibbonReader::Open(bytes, FilterReadOptions{verify}).status();
 }
 
 // ---- Golden vectors: a change of hash use, layout or header shows up here. ----

@@ -144,7 +144,7 @@ TEST_F(SimdTargetsTest, ProbeEachAnswersLikeEachFiltersReferenceOnEveryTarget) {
     size_t mismatches = 0, maybes = 0;
     for (uint64_t h : probes) {
       bool out[8];
-      ProbeEach(pointers.data(), pointers.size(), h, out);
+      BlockedBloomProbeEach(pointers.data(), pointers.size(), h, out);
       for (size_t i = 0; i < views.size(); ++i) {
         const bool expected = ReferenceAnswer(views[i], h);
         maybes += expected;
@@ -175,7 +175,7 @@ TEST_F(SimdTargetsTest, ProbePairsAnswersLikeEachFiltersReferenceOnEveryTarget) 
   for (const std::string& name : AvailableSimdTargets()) {
     ASSERT_TRUE(PinSimdTarget(name).ok());
     std::unique_ptr<bool[]> out(new bool[n]);
-    ProbePairs(pair_views.data(), pair_hashes.data(), n, out.get());
+    BlockedBloomProbePairs(pair_views.data(), pair_hashes.data(), n, out.get());
     size_t mismatches = 0, maybes = 0;
     for (size_t p = 0; p < n; ++p) {
       const bool expected = ReferenceAnswer(*pair_views[p], pair_hashes[p]);
@@ -246,8 +246,8 @@ TEST_F(SimdTargetsTest, ProbeEachAndProbePairsAnswerLikeTheReferenceAtEveryLengt
     ASSERT_TRUE(PinSimdTarget(name).ok());
     for (size_t n = 0; n <= keys.size(); ++n) {
       bool each[70], pairs[70];
-      ProbeEach(pointers.data(), n, keys[n % keys.size()], each);
-      ProbePairs(pointers.data(), keys.data(), n, pairs);
+      BlockedBloomProbeEach(pointers.data(), n, keys[n % keys.size()], each);
+      BlockedBloomProbePairs(pointers.data(), keys.data(), n, pairs);
       for (size_t i = 0; i < n; ++i) {
         ASSERT_EQ(each[i], ReferenceAnswer(*pointers[i], keys[n % keys.size()]))
             << name << " n=" << n << " i=" << i;

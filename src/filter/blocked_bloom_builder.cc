@@ -16,7 +16,7 @@ namespace lsmbloom {
 
 BlockedBloomOptions::BlockedBloomOptions() = default;
 
-absl::Status ValidateOptions(const BlockedBloomOptions& options) {
+absl::Status ValidateBlockedBloomOptions(const BlockedBloomOptions& options) {
   if (options.target_fpr != 0.0 && !(options.target_fpr > 0.0 && options.target_fpr < 1.0)) {
     return absl::InvalidArgumentError(
         absl::StrCat("target_fpr must be in (0, 1) or 0 for unset, got ", options.target_fpr));
@@ -41,13 +41,13 @@ absl::Status ValidateOptions(const BlockedBloomOptions& options) {
   return absl::OkStatus();
 }
 
-uint64_t FilterGeometry::serialized_size() const { return internal::kHeaderBytes + bit_bytes(); }
+uint64_t BlockedBloomGeometry::serialized_size() const { return internal::kHeaderBytes + bit_bytes(); }
 
-double FilterGeometry::bits_per_key() const {
+double BlockedBloomGeometry::bits_per_key() const {
   return num_keys == 0 ? 0.0 : static_cast<double>(num_blocks) * kBlockBits / num_keys;
 }
 
-double FilterGeometry::predicted_fpr() const {
+double BlockedBloomGeometry::predicted_fpr() const {
   if (num_keys == 0) return 0.0;
   // Below 0.1 bits/key (possible only in a hand-made header) every probe
   // answers "maybe"; the model's sum would run for ages.
@@ -55,12 +55,12 @@ double FilterGeometry::predicted_fpr() const {
   return BlockedBloomFpr(bits_per_key(), num_probes);
 }
 
-absl::StatusOr<FilterGeometry> PlanFilter(uint64_t num_keys, const BlockedBloomOptions& options) {
-  absl::Status valid = ValidateOptions(options);
+absl::StatusOr<BlockedBloomGeometry> PlanBlockedBloom(uint64_t num_keys, const BlockedBloomOptions& options) {
+  absl::Status valid = ValidateBlockedBloomOptions(options);
   if (!valid.ok()) return valid;
   const double bits_per_key =
       options.target_fpr > 0.0 ? BitsPerKeyForFpr(options.target_fpr) : options.bits_per_key;
-  FilterGeometry g;
+  BlockedBloomGeometry g;
   g.hash = options.hash;
   g.num_keys = num_keys;
   g.num_probes = options.num_probes > 0 ? options.num_probes : OptimalBlockedProbes(bits_per_key);
@@ -77,7 +77,7 @@ absl::StatusOr<FilterGeometry> PlanFilter(uint64_t num_keys, const BlockedBloomO
 
 absl::StatusOr<BlockedBloomBuilder> BlockedBloomBuilder::Create(
     const BlockedBloomOptions& options) {
-  absl::Status valid = ValidateOptions(options);
+  absl::Status valid = ValidateBlockedBloomOptions(options);
   if (!valid.ok()) return valid;
   // Resolve bits/key and k once: the model behind them costs far more than
   // building a small filter, and every Finish would pay it again.
@@ -172,7 +172,7 @@ absl::StatusOr<std::string> BlockedBloomBuilder::Finish() {
   internal::HashBuffer hashes = std::move(*hashes_);
   *hashes_ = internal::HashBuffer(GroupAboveHashes(options_));  // Reset.
   has_last_hash_ = false;
-  absl::StatusOr<FilterGeometry> geometry = PlanFilter(hashes.size(), options_);
+  absl::StatusOr<BlockedBloomGeometry> geometry = PlanBlockedBloom(hashes.size(), options_);
   if (!geometry.ok()) return geometry.status();
   // Setting a bit twice changes nothing, so any order and any repeats give
   // the same bits. They are set in a buffer on a cache-line boundary, then

@@ -11,7 +11,7 @@ namespace lsmbloom {
 
 absl::StatusOr<BlockedBloomReader> BlockedBloomReader::Open(std::string_view filter,
                                                             const FilterReadOptions& options) {
-  absl::StatusOr<FilterGeometry> geometry = internal::DecodeFilter(filter, options.verify_checksum);
+  absl::StatusOr<BlockedBloomGeometry> geometry = internal::DecodeFilter(filter, options.verify_checksum);
   if (!geometry.ok()) return geometry.status();
   BlockedBloomReader reader;
   reader.geometry_ = *geometry;
@@ -42,15 +42,6 @@ void BlockedBloomReader::MayMatchBatch(absl::Span<const uint64_t> hashes,
   // An empty filter's batch probes its one empty block, as MayMatchHash does.
   probe_batch_(probed_bits_, probed_blocks_, geometry_.num_probes, hashes.data(), hashes.size(),
                out.data(), prefetch_);
-}
-
-void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out) {
-  internal::ProbeEach(filters, n, hash, out);
-}
-
-void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
-                bool* out) {
-  internal::ProbePairs(filters, hashes, n, out);
 }
 
 }  // namespace lsmbloom

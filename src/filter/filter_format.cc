@@ -35,7 +35,7 @@ absl::Status Corrupt(const std::string& what) {
 
 }  // namespace
 
-void EncodeHeader(const FilterGeometry& geometry, const uint8_t* bits, uint8_t* header) {
+void EncodeHeader(const BlockedBloomGeometry& geometry, const uint8_t* bits, uint8_t* header) {
   std::memset(header, 0, kHeaderBytes);
   std::memcpy(header + kMagicAt, kFilterMagic, sizeof(kFilterMagic));
   header[kVersionAt] = kFormatVersion;
@@ -49,7 +49,7 @@ void EncodeHeader(const FilterGeometry& geometry, const uint8_t* bits, uint8_t* 
   EncodeFixed64(header + kHeaderChecksumAt, XXH3_64bits(header, kHeaderChecksumAt));
 }
 
-absl::StatusOr<FilterGeometry> DecodeFilter(std::string_view filter, bool verify_bits_checksum) {
+absl::StatusOr<BlockedBloomGeometry> DecodeFilter(std::string_view filter, bool verify_bits_checksum) {
   if (filter.size() < kHeaderBytes) {
     return Corrupt(
         absl::StrCat("truncated: ", filter.size(), " bytes, the header alone is ", kHeaderBytes));
@@ -79,7 +79,7 @@ absl::StatusOr<FilterGeometry> DecodeFilter(std::string_view filter, bool verify
   for (size_t i = kReservedAt; i < kHeaderChecksumAt; ++i) {
     if (h[i] != 0) return Corrupt(absl::StrCat("reserved byte ", i, " is set"));
   }
-  FilterGeometry g;
+  BlockedBloomGeometry g;
   g.hash.id = HashId::kXxh3_64;
   g.hash.seed = DecodeFixed64(h + kSeedAt);
   g.num_probes = h[kProbesAt];

@@ -21,10 +21,10 @@ inline constexpr uint8_t kLog2BlockBytes = 6;
 // Writes the header for `geometry` and the bits that follow it at
 // header + kHeaderBytes (which must already hold them: the header carries
 // their checksum). `header` has kHeaderBytes writable bytes.
-void EncodeHeader(const FilterGeometry& geometry, const uint8_t* bits, uint8_t* header);
+void EncodeHeader(const BlockedBloomGeometry& geometry, const uint8_t* bits, uint8_t* header);
 
 // Parses and checks a whole serialized filter; see BlockedBloomReader::Open.
-absl::StatusOr<FilterGeometry> DecodeFilter(std::string_view filter, bool verify_bits_checksum);
+absl::StatusOr<BlockedBloomGeometry> DecodeFilter(std::string_view filter, bool verify_bits_checksum);
 
 }  // namespace internal
 }  // namespace lsmbloom

@@ -46,7 +46,7 @@ class BlockedBloomFilterReader : public FilterReader {
     reader_.MayMatchBatch(hashes, out);
   }
   std::string Describe() const override {
-    const FilterGeometry& g = reader_.geometry();
+    const BlockedBloomGeometry& g = reader_.geometry();
     return absl::StrFormat(
         "blocked bloom v1: %d probes, %u blocks of 64 bytes, %u keys, %.3f "
         "bits/key, hash xxh3-64 seed %u",
@@ -110,7 +110,7 @@ FilterProbe ProbeOf(const FilterReader* reader) {
 
 absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewBlockedBloomPolicy(
     const BlockedBloomOptions& options) {
-  absl::Status s = ValidateOptions(options);
+  absl::Status s = ValidateBlockedBloomOptions(options);
   if (!s.ok()) return s;
   return std::shared_ptr<const FilterPolicy>(std::make_shared<BlockedBloomPolicy>(options));
 }

@@ -4,7 +4,7 @@
 //
 // A built-in blocked Bloom filter hands over its bits, and a built-in Ribbon
 // filter its solution (each kind probed with many others of its kind in one
-// call, their lines in flight together: ProbeEach, RibbonProbeEach and their
+// call, their lines in flight together: BlockedBloomProbeEach, RibbonProbeEach and their
 // Pairs forms); any other reader is probed through FilterReader, with the
 // key's hash when the reader takes precomputed hashes, else with the key. Internal to the
 // library: the public FilterReader interface stays free of the blocked

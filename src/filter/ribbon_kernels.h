@@ -30,11 +30,6 @@ using RibbonProbeBatchFn = void (*)(const RibbonView& view, const uint64_t* hash
 RibbonProbeOneFn ChosenRibbonProbeOne();
 RibbonProbeBatchFn ChosenRibbonProbeBatch();
 
-// RibbonProbeEach and RibbonProbePairs (ribbon.h) on the chosen target.
-void RibbonProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out);
-void RibbonProbePairs(const RibbonView* const* filters, const uint64_t* hashes, size_t n,
-                      bool* out);
-
 }  // namespace internal
 }  // namespace lsmbloom
 

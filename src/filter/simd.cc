@@ -74,7 +74,7 @@ absl::Status PinSimdTargetFromEnvironment() {
 }
 
 std::string ActiveSimdTarget() {
-  const int64_t bit = internal::ChosenTarget();
+  const int64_t bit = internal::ActiveTargetBit();
   for (const NamedTarget& t : kTargets) {
     if (t.bit == bit) return t.name;
   }

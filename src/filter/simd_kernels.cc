@@ -21,6 +21,7 @@
 #include "lsmbloom/filter/blocked_bloom-inl.h"
 #include "lsmbloom/filter/blocked_bloom_layout.h"
 #include "src/filter/reference_kernels.h"
+#include "src/filter/simd_dispatch.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace lsmbloom {
@@ -94,7 +95,7 @@ HWY_INLINE const uint8_t* BlockOf(const BlockedBloomView& f, uint64_t hash) {
 
 // One hash against many filters: the misses of a lookup's candidate files
 // overlap instead of following one another.
-void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out) {
+void ProbeEachKernel(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out) {
   const uint32_t seed = ProbeSeed(hash);
   ProbeFetchingAhead(
       n, [&](size_t i) HWY_ATTR { return BlockOf(*filters[i], hash); },
@@ -105,8 +106,8 @@ void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, 
 
 // Each hash against its own filter: the (key, file) pairs of a batch of
 // lookups, all in flight together.
-void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
-                bool* out) {
+void ProbePairsKernel(const BlockedBloomView* const* filters, const uint64_t* hashes,
+                      size_t n, bool* out) {
   ProbeFetchingAhead(
       n, [&](size_t i) HWY_ATTR { return BlockOf(*filters[i], hashes[i]); },
       [&](size_t i, const uint8_t* block) HWY_ATTR {
@@ -268,15 +269,24 @@ namespace internal {
 HWY_EXPORT(ProbeOne);
 HWY_EXPORT(ProbeBatch);
 HWY_EXPORT(AddHashes);
-HWY_EXPORT(ProbeEach);
-HWY_EXPORT(ProbePairs);
+HWY_EXPORT(ProbeEachKernel);
+HWY_EXPORT(ProbePairsKernel);
+
+namespace {
+// The public batch probes' one hop, inlined into them (Highway's dispatch
+// table is named from inside this namespace).
+void DispatchProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out) {
+  HWY_DYNAMIC_DISPATCH(ProbeEachKernel)(filters, n, hash, out);
+}
+void DispatchProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
+                        bool* out) {
+  HWY_DYNAMIC_DISPATCH(ProbePairsKernel)(filters, hashes, n, out);
+}
+}  // namespace
 HWY_EXPORT(Target);
 
 ProbeOneFn ChosenProbeOne() {
-  // Before the first dispatch the table's current entry is Highway's
-  // initialising trampoline; make sure the real choice has been made.
-  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
-  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
+  EnsureSimdTargetChosen();
   return &HWY_DYNAMIC_DISPATCH(ProbeOne);
 }
 
@@ -294,8 +304,7 @@ uint64_t BatchPrefetchAboveBytes() {
 }
 
 ProbeBatchFn ChosenProbeBatch() {
-  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
-  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
+  EnsureSimdTargetChosen();
   return &HWY_DYNAMIC_DISPATCH(ProbeBatch);
 }
 
@@ -304,17 +313,18 @@ void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_
   HWY_DYNAMIC_DISPATCH(AddHashes)(bits, num_blocks, num_probes, hashes, n);
 }
 
-void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out) {
-  HWY_DYNAMIC_DISPATCH(ProbeEach)(filters, n, hash, out);
-}
-
-void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
-                bool* out) {
-  HWY_DYNAMIC_DISPATCH(ProbePairs)(filters, hashes, n, out);
-}
-
-int64_t ChosenTarget() { return HWY_DYNAMIC_DISPATCH(Target)(); }
+int64_t ActiveTargetBit() { return HWY_DYNAMIC_DISPATCH(Target)(); }
 
 }  // namespace internal
+
+void BlockedBloomProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
+                           bool* out) {
+  internal::DispatchProbeEach(filters, n, hash, out);
+}
+
+void BlockedBloomProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes,
+                            size_t n, bool* out) {
+  internal::DispatchProbePairs(filters, hashes, n, out);
+}
 }  // namespace lsmbloom
 #endif  // HWY_ONCE

@@ -39,17 +39,8 @@ uint64_t BatchPrefetchAboveBytes();
 void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,
                size_t n);
 
-// out[i] = probe of `hash` in *filters[i], blocks fetched a fixed number of
-// filters ahead (a lookup's few candidates: all before the first probe).
-void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out);
-
-// out[i] = probe of hashes[i] in *filters[i], blocks fetched a fixed number
-// of pairs ahead.
-void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
-                bool* out);
-
 // The Highway target bit (HWY_AVX2, ...) the kernels dispatch to now.
-int64_t ChosenTarget();
+int64_t ActiveTargetBit();
 
 }  // namespace internal
 }  // namespace lsmbloom

@@ -53,7 +53,7 @@ absl::Status ValidateLevels(absl::Span<const LevelFilterShape> levels) {
 // A level gets memory only if it has keys that lookups check.
 bool Active(const LevelFilterShape& l) { return l.num_keys > 0 && l.checks > 0; }
 
-absl::Status ValidateOptions(const FilterBudgetOptions& o) {
+absl::Status ValidateBlockedBloomOptions(const FilterBudgetOptions& o) {
   if (o.ribbon_from_level < -1) {
     return absl::InvalidArgumentError(
         absl::StrCat("ribbon_from_level must be -1 (unset) or >= 0, got ", o.ribbon_from_level));
@@ -88,6 +88,8 @@ double ProbeNs(const FilterBudgetOptions& o, FilterKind kind) {
     case FilterKind::kRibbon:
       return o.ribbon_probe_ns;
     case FilterKind::kNone:
+    case FilterKind::kClassicBloom:
+    case FilterKind::kCustom:
       break;
   }
   return 0;
@@ -318,7 +320,7 @@ absl::StatusOr<FilterAllocation> AllocateFilterMemory(absl::Span<const LevelFilt
                                                       double budget_bytes,
                                                       const FilterBudgetOptions& options) {
   absl::Status s = ValidateLevels(levels);
-  if (s.ok()) s = ValidateOptions(options);
+  if (s.ok()) s = ValidateBlockedBloomOptions(options);
   if (!s.ok()) return s;
   if (!std::isfinite(budget_bytes) || budget_bytes <= 0) {
     return absl::InvalidArgumentError(
@@ -357,7 +359,7 @@ absl::StatusOr<FilterAllocation> UniformFilterAllocation(absl::Span<const LevelF
                                                          double bits_per_key,
                                                          const FilterBudgetOptions& options) {
   absl::Status s = ValidateLevels(levels);
-  if (s.ok()) s = ValidateOptions(options);
+  if (s.ok()) s = ValidateBlockedBloomOptions(options);
   if (!s.ok()) return s;
   FilterAllocation a;
   for (size_t i = 0; i < levels.size(); ++i) {
@@ -382,7 +384,7 @@ absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilte
                                                      double target_cost,
                                                      const FilterBudgetOptions& options) {
   absl::Status s = ValidateLevels(levels);
-  if (s.ok()) s = ValidateOptions(options);
+  if (s.ok()) s = ValidateBlockedBloomOptions(options);
   if (!s.ok()) return s;
   if (!std::isfinite(target_cost) || target_cost <= 0) {
     return absl::InvalidArgumentError(
@@ -432,6 +434,8 @@ absl::StatusOr<std::shared_ptr<const FilterPolicy>> FilterPolicyFor(
     case FilterKind::kRibbon:
       return NewRibbonPolicy(level.ribbon);
     case FilterKind::kNone:
+    case FilterKind::kClassicBloom:
+    case FilterKind::kCustom:
       break;
   }
   return std::shared_ptr<const FilterPolicy>();

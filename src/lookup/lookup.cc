@@ -353,7 +353,7 @@ absl::Status TableSet::Impl::Get(std::string_view key, LookupResult* result) con
   } else if (n != 0) {
     StackScratch<const BlockedBloomView*, 32> views(n);
     for (size_t j = 0; j < n; ++j) views[j] = &candidates[j]->filter;
-    ProbeEach(views.data(), n, hash, maybe.data());
+    BlockedBloomProbeEach(views.data(), n, hash, maybe.data());
   }
   if (v->any_own_filter) {
     for (size_t j = 0; j < n; ++j) {
@@ -458,7 +458,7 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::Impl::MultiGet(
     if (v->any_ribbon_filter || v->any_own_filter) {
       internal::ProbePairsByKind(pair_files, view_hashes, num_pairs, pair_maybe);
     } else if (num_pairs != 0) {
-      ProbePairs(views, view_hashes, num_pairs, pair_maybe);
+      BlockedBloomProbePairs(views, view_hashes, num_pairs, pair_maybe);
     }
     if (v->any_own_filter) {
       for (size_t i = 0; i < n; ++i) {

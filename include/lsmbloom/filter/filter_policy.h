@@ -100,7 +100,7 @@ inline constexpr char kClassicBloomPolicyName[] = "lsmbloom.ClassicBloom.v1";
 
 // The cache-line-blocked Bloom filter (kBlockedBloomPolicyName). Its reader
 // verifies the filter's own header and checksums. InvalidArgument, naming
-// the field, if ValidateOptions(options) fails.
+// the field, if ValidateBlockedBloomOptions(options) fails.
 absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewBlockedBloomPolicy(
     const BlockedBloomOptions& options);
 

@@ -50,6 +50,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "lsmbloom/filter/filter_kind.h"
 #include "lsmbloom/filter/key_hash.h"
 #include "lsmbloom/filter/ribbon_layout.h"
 
@@ -194,7 +195,8 @@ class RibbonReader {
   // bytes, and both checksums. DataLoss (corrupt or truncated) or
   // InvalidArgument (a version, hash or width this build does not know),
   // saying what is wrong; never reads outside `filter`.
-  static absl::StatusOr<RibbonReader> Open(std::string_view filter, bool verify_checksum = true);
+  static absl::StatusOr<RibbonReader> Open(std::string_view filter,
+                                          const FilterReadOptions& options = FilterReadOptions());
 
   // False only if `key` was certainly not added.
   bool MayMatch(std::string_view key) const { return MayMatchHash(KeyHash(key, geometry_.hash)); }
@@ -213,7 +215,8 @@ class RibbonReader {
 
   const RibbonView& view() const { return view_; }
   const RibbonGeometry& geometry() const { return geometry_; }
-  int format_version() const { return 1; }
+  // The format version in the filter's header (docs/FORMAT.md).
+  int format_version() const { return format_version_; }
   // The solution words (for inspection).
   std::string_view solution() const {
     return std::string_view(reinterpret_cast<const char*>(view_.words),
@@ -226,6 +229,7 @@ class RibbonReader {
   RibbonReader() = default;
 
   RibbonGeometry geometry_;
+  int format_version_ = 0;
   RibbonView view_;
   // Kernels resolved once per reader, never per probe or per batch.
   ProbeOneFn probe_one_ = nullptr;
@@ -234,7 +238,7 @@ class RibbonReader {
 };
 
 // out[i] = whether `hash` may be in *filters[i], for n filters whose
-// HashSpec the hash was computed with (ProbeEach of blocked_bloom.h for
+// HashSpec the hash was computed with (BlockedBloomProbeEach of blocked_bloom.h for
 // Ribbon filters): one call, the cache lines of every filter of a group of
 // 32 requested before any of the group is probed, so the misses of a lookup
 // across many files overlap. The views are RibbonReader::view()s; an empty

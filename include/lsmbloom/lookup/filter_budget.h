@@ -58,6 +58,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "lsmbloom/filter/blocked_bloom_options.h"
+#include "lsmbloom/filter/filter_kind.h"
 #include "lsmbloom/filter/filter_policy.h"
 #include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/lookup/lookup.h"
@@ -80,12 +81,6 @@ struct LevelFilterShape {
 
   LevelFilterShape();
   LevelFilterShape(uint64_t num_keys, double checks);
-};
-
-enum class FilterKind {
-  kNone,          // No filter: every check reads a data block.
-  kBlockedBloom,  // NewBlockedBloomPolicy(bloom).
-  kRibbon,        // NewRibbonPolicy(ribbon).
 };
 
 // What the allocation minimises, per absent-key lookup.
@@ -136,7 +131,8 @@ struct LevelFilterAllocation {
   int num_probes = 0;
   // Predicted FPR of one of the level's filters (1 without a filter).
   double fpr = 1;
-  // Which filter, and its options: `bloom` is set for kBlockedBloom,
+  // Which filter (the budget chooses kNone, kBlockedBloom or kRibbon), and
+  // its options: `bloom` is set for kBlockedBloom,
   // `ribbon` for kRibbon (bits_per_key as above, no target FPR), the other
   // left at its defaults. FilterPolicyFor builds the policy.
   FilterKind kind = FilterKind::kNone;

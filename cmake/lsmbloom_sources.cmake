@@ -49,10 +49,12 @@ set(LSMBLOOM_FILTER_SOURCES
   src/filter/ribbon_format.h
   src/filter/ribbon_kernels.cc
   src/filter/ribbon_kernels.h
+  src/filter/ribbon_layout.h
   src/filter/ribbon_math.cc
   src/filter/ribbon_policy.cc
   src/filter/ribbon_reader.cc
   src/filter/ribbon_reference.h
+  src/filter/ribbon_slack.h
   src/filter/simd.cc
   src/filter/simd_dispatch.h
   src/filter/simd_kernels.cc

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "lsmbloom/filter/ribbon_layout.h"
+#include "src/filter/ribbon_layout.h"
 #include "src/util/coding.h"
 
 namespace lsmbloom {

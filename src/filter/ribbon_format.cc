@@ -5,12 +5,15 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/filter/ribbon_layout.h"
+#include "src/filter/ribbon_layout.h"
 #include "src/util/checksum.h"
 #include "src/util/coding.h"
 
 namespace lsmbloom {
 namespace internal {
+
+static_assert(RibbonGeometry::kSegmentSlots == kRibbonSegmentSlots);
+
 namespace {
 
 // Header fields (byte offsets). Multi-byte integers are little-endian.

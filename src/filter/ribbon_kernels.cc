@@ -11,7 +11,7 @@
 #include "hwy/cache_control.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
-#include "lsmbloom/filter/ribbon_layout.h"
+#include "src/filter/ribbon_layout.h"
 #include "src/filter/ribbon_reference.h"
 #include "src/filter/simd_dispatch.h"
 

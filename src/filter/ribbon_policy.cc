@@ -1,3 +1,4 @@
+#include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/filter/ribbon_policy.h"
 
 #include <memory>

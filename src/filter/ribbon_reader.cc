@@ -3,6 +3,7 @@
 
 #include "lsmbloom/filter/ribbon.h"
 #include "src/filter/ribbon_format.h"
+#include "src/filter/ribbon_layout.h"
 #include "src/filter/ribbon_kernels.h"
 #include "src/filter/simd_kernels.h"
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "lsmbloom/filter/ribbon.h"
-#include "lsmbloom/filter/ribbon_layout.h"
+#include "src/filter/ribbon_layout.h"
 
 namespace lsmbloom {
 namespace internal {

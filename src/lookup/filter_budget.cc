@@ -1,3 +1,4 @@
+#include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/lookup/filter_budget.h"
 
 #include <algorithm>
@@ -329,11 +330,6 @@ absl::StatusOr<FilterAllocation> AllocateFilterMemory(absl::Span<const LevelFilt
   return Allocate(MakeProblem(levels, options), 8 * budget_bytes);
 }
 
-absl::StatusOr<FilterAllocation> AllocateFilterMemory(absl::Span<const LevelFilterShape> levels,
-                                                      double budget_bytes) {
-  return AllocateFilterMemory(levels, budget_bytes, FilterBudgetOptions());
-}
-
 absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(absl::Span<const LevelFilterShape> levels,
                                                           double avg_bits_per_key,
                                                           const FilterBudgetOptions& options) {
@@ -348,11 +344,6 @@ absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(absl::Span<const Level
     if (Active(l)) keys += static_cast<double>(l.num_keys);
   }
   return AllocateFilterMemory(levels, keys * avg_bits_per_key / 8, options);
-}
-
-absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(absl::Span<const LevelFilterShape> levels,
-                                                          double avg_bits_per_key) {
-  return AllocateFilterBitsPerKey(levels, avg_bits_per_key, FilterBudgetOptions());
 }
 
 absl::StatusOr<FilterAllocation> UniformFilterAllocation(absl::Span<const LevelFilterShape> levels,
@@ -373,11 +364,6 @@ absl::StatusOr<FilterAllocation> UniformFilterAllocation(absl::Span<const LevelF
     Add(levels[i], options, LevelOf(kind, bits_per_key), &a);
   }
   return a;
-}
-
-absl::StatusOr<FilterAllocation> UniformFilterAllocation(absl::Span<const LevelFilterShape> levels,
-                                                         double bits_per_key) {
-  return UniformFilterAllocation(levels, bits_per_key, FilterBudgetOptions());
 }
 
 absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilterShape> levels,
@@ -419,11 +405,6 @@ absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilte
     }
   }
   return best;
-}
-
-absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilterShape> levels,
-                                                     double target_cost) {
-  return MinimumFilterMemory(levels, target_cost, FilterBudgetOptions());
 }
 
 absl::StatusOr<std::shared_ptr<const FilterPolicy>> FilterPolicyFor(

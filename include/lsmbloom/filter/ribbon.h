@@ -52,31 +52,12 @@
 #include "absl/types/span.h"
 #include "lsmbloom/filter/filter_kind.h"
 #include "lsmbloom/filter/key_hash.h"
-#include "lsmbloom/filter/ribbon_layout.h"
+#include "lsmbloom/filter/ribbon_options.h"
 
 namespace lsmbloom {
 namespace internal {
 class HashBuffer;  // The builder's store of hashes (src/filter/hash_buffer.h).
 }  // namespace internal
-
-struct RibbonOptions {
-  // Solution bits per distinct key, in [1.1, 34]; fractional values are
-  // fine (7.05 means 7.05). Ignored when target_fpr is set.
-  double bits_per_key = 7.0;
-  // If > 0, the builder picks the smallest filter whose predicted FPR
-  // (ribbon_math.h, dependent keys included) is at most this. In
-  // [1e-9, 0.5].
-  double target_fpr = 0.0;
-  // The hash that places keys; stored in the filter.
-  HashSpec hash;
-
-  // Out of line, as every constructor of a public type holding floating
-  // point is (tests/public_headers_odr_test.sh).
-  RibbonOptions();
-};
-
-// InvalidArgument naming the bad field, or OK.
-absl::Status ValidateRibbonOptions(const RibbonOptions& options);
 
 // The shape of one Ribbon filter, as planned or as read from its header.
 struct RibbonGeometry {
@@ -94,7 +75,10 @@ struct RibbonGeometry {
   uint8_t layout_seed = 0;
   HashSpec hash;
 
-  uint64_t num_slots() const { return num_segments * internal::kRibbonSegmentSlots; }
+  // Slots per segment (docs/FORMAT.md, "Ribbon filter").
+  static constexpr uint64_t kSegmentSlots = 64;
+
+  uint64_t num_slots() const { return num_segments * kSegmentSlots; }
   // Possible start slots; 0 for an empty filter.
   uint64_t num_starts() const { return num_segments == 0 ? 0 : num_slots() - 127; }
   uint64_t solution_words() const {
@@ -107,8 +91,9 @@ struct RibbonGeometry {
   double bits_per_key() const;
   // Fraction of keys (of start slots) in segments with r + 1 columns.
   double upper_fraction() const;
-  // d of the FPR model: measured_dependent if set, else
-  // RibbonDependentFraction at this geometry's slack.
+  // d of the FPR model (ribbon_math.h): measured_dependent if set, else the
+  // model's value for a band of this geometry's slack without a saturated
+  // stretch.
   double dependent_fraction() const;
   // The model's FPR at this geometry (ribbon_math.h); 0 for an empty filter.
   double predicted_fpr() const;

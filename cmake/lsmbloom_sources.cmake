@@ -27,12 +27,15 @@ set(LSMBLOOM_IO_SOURCES
 
 set(LSMBLOOM_FILTER_SOURCES
   src/filter/blocked_bloom_builder.cc
+  src/filter/blocked_bloom_policy.cc
   src/filter/blocked_bloom_reader.cc
   src/filter/bloom_math.cc
+  src/filter/builtin_policies.cc
   src/filter/classic_bloom.cc
   src/filter/filter_format.cc
   src/filter/filter_format.h
   src/filter/filter_policy.cc
+  src/filter/filter_probe.cc
   src/filter/filter_probe.h
   src/filter/hash_buffer.cc
   src/filter/hash_buffer.h
@@ -40,6 +43,7 @@ set(LSMBLOOM_FILTER_SOURCES
   src/filter/huge_pages.h
   src/filter/key_hash.cc
   src/filter/key_hash_short.h
+  src/filter/policy_adapter.h
   src/filter/reference_kernels.cc
   src/filter/reference_kernels.h
   src/filter/ribbon_band.cc
@@ -93,6 +97,7 @@ set(LSMBLOOM_LOOKUP_SOURCES
   src/lookup/lookup.cc
   src/lookup/lookup_counts.h
   src/lookup/lookup_stats.cc
+  src/lookup/scratch.h
   src/lookup/storage_search.cc
   src/lookup/storage_search.h
   src/lookup/version.cc

@@ -5,16 +5,21 @@
 // (8 bytes), then ceil(num_bits / 8) bytes of bits. Probe i of hash h is
 //   fastrange64(h + i * ((h >> 32 | h << 32) | 1), num_bits)
 // (a 64-bit odd stride, so no probe sequence collapses to one position).
+//
+// The accuracy reference for the blocked filter, with no API of its own:
+// its builder and reader below exist only for the policy (policy_adapter.h).
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lsmbloom/filter/bloom_math.h"
 #include "lsmbloom/filter/filter_policy.h"
+#include "src/filter/policy_adapter.h"
 #include "src/util/checksum.h"
 #include "src/util/coding.h"
 
@@ -30,24 +35,43 @@ uint64_t Position(uint64_t hash, int probe, uint64_t num_bits) {
   return static_cast<uint64_t>((static_cast<unsigned __int128>(x) * num_bits) >> 64);
 }
 
-class ClassicBuilder : public FilterBuilder {
- public:
-  explicit ClassicBuilder(double bits_per_key) : bits_per_key_(bits_per_key) {}
-  void AddKey(std::string_view key) override { hashes_.push_back(KeyHash(key)); }
-  const HashSpec* hash_spec() const override { return &spec_; }
-  absl::Status AddHash(uint64_t hash) override {
-    hashes_.push_back(hash);
-    return absl::OkStatus();
-  }
+struct ClassicBloomOptions {
+  double bits_per_key = 10;
+  HashSpec hash;  // The default: what KeyHash(key) uses.
+};
 
-  absl::StatusOr<std::string> Finish() override {
+struct ClassicBloomGeometry {
+  uint64_t num_bits = 0;
+  uint64_t num_keys = 0;
+  int num_probes = 1;
+  HashSpec hash;
+
+  double bits_per_key() const {
+    return num_keys == 0 ? 0 : static_cast<double>(num_bits) / num_keys;
+  }
+  double predicted_fpr() const {
+    return num_keys == 0 ? 0 : StandardBloomFpr(bits_per_key(), num_probes);
+  }
+};
+
+class ClassicBloomBuilder {
+ public:
+  static absl::StatusOr<ClassicBloomBuilder> Create(const ClassicBloomOptions& options) {
+    return ClassicBloomBuilder(options);
+  }
+  const ClassicBloomOptions& options() const { return options_; }
+  void AddKey(std::string_view key) { hashes_.push_back(KeyHash(key)); }
+  void AddHash(uint64_t hash) { hashes_.push_back(hash); }
+
+  absl::StatusOr<std::string> Finish() {
     std::sort(hashes_.begin(), hashes_.end());
     hashes_.erase(std::unique(hashes_.begin(), hashes_.end()), hashes_.end());
     const uint64_t n = hashes_.size();
-    uint64_t num_bits = static_cast<uint64_t>(std::ceil(n * bits_per_key_));
+    const double bits_per_key = options_.bits_per_key;
+    uint64_t num_bits = static_cast<uint64_t>(std::ceil(n * bits_per_key));
     if (n > 0 && num_bits < 64) num_bits = 64;
     // The standard optimum, k = (m/n) ln 2, is right for an unblocked filter.
-    int k = static_cast<int>(std::lround(bits_per_key_ * std::log(2.0)));
+    int k = static_cast<int>(std::lround(bits_per_key * std::log(2.0)));
     k = std::max(1, std::min(k, 30));
     std::string out(kHeader + (num_bits + 7) / 8, '\0');
     std::memcpy(&out[0], kMagic, 4);
@@ -68,52 +92,16 @@ class ClassicBuilder : public FilterBuilder {
   }
 
  private:
-  double bits_per_key_;
-  HashSpec spec_;  // The default: what KeyHash(key) uses.
+  explicit ClassicBloomBuilder(const ClassicBloomOptions& options) : options_(options) {}
+
+  ClassicBloomOptions options_;
   std::vector<uint64_t> hashes_;
 };
 
-class ClassicReader : public FilterReader {
+class ClassicBloomReader {
  public:
-  ClassicReader(const char* bits, uint64_t num_bits, uint64_t num_keys, int k)
-      : bits_(bits), num_bits_(num_bits), num_keys_(num_keys), k_(k) {}
-
-  bool KeyMayMatch(std::string_view key) const override { return HashMayMatch(KeyHash(key)); }
-  const HashSpec* hash_spec() const override { return &spec_; }
-  bool HashMayMatch(uint64_t hash) const override {
-    if (num_bits_ == 0) return false;
-    for (int i = 0; i < k_; ++i) {
-      const uint64_t p = Position(hash, i, num_bits_);
-      if ((bits_[p / 8] & (1 << (p % 8))) == 0) return false;
-    }
-    return true;
-  }
-  std::string Describe() const override {
-    return absl::StrFormat("classic bloom v1: %d probes, %u bits, %u keys, %.3f bits/key", k_,
-                           num_bits_, num_keys_, bits_per_key());
-  }
-  double bits_per_key() const override {
-    return num_keys_ == 0 ? 0 : static_cast<double>(num_bits_) / num_keys_;
-  }
-  double predicted_fpr() const override {
-    return num_keys_ == 0 ? 0 : StandardBloomFpr(bits_per_key(), k_);
-  }
-
- private:
-  HashSpec spec_;
-  const char* bits_;
-  uint64_t num_bits_, num_keys_;
-  int k_;
-};
-
-class ClassicPolicy : public FilterPolicy {
- public:
-  explicit ClassicPolicy(double bits_per_key) : bits_per_key_(bits_per_key) {}
-  std::string Name() const override { return kClassicBloomPolicyName; }
-  std::unique_ptr<FilterBuilder> NewBuilder() const override {
-    return std::make_unique<ClassicBuilder>(bits_per_key_);
-  }
-  absl::StatusOr<std::unique_ptr<FilterReader>> NewReader(std::string_view filter) const override {
+  static absl::StatusOr<ClassicBloomReader> Open(std::string_view filter,
+                                                 const FilterReadOptions& options) {
     if (filter.size() < kHeader || std::memcmp(filter.data(), kMagic, 4) != 0) {
       return absl::DataLossError("classic Bloom filter: truncated or bad magic");
     }
@@ -121,33 +109,75 @@ class ClassicPolicy : public FilterPolicy {
       return absl::InvalidArgumentError(
           absl::StrCat("classic Bloom filter: unsupported version ", static_cast<int>(filter[4])));
     }
-    const int k = static_cast<uint8_t>(filter[5]);
-    const uint64_t num_bits = internal::DecodeFixed64(filter.data() + 8);
-    const uint64_t num_keys = internal::DecodeFixed64(filter.data() + 16);
-    if (k < 1 || k > 30 || filter[6] != 0 || filter[7] != 0 || num_bits > (uint64_t{1} << 40) ||
-        filter.size() - kHeader != (num_bits + 7) / 8 || (num_bits == 0) != (num_keys == 0)) {
+    ClassicBloomGeometry g;
+    g.num_probes = static_cast<uint8_t>(filter[5]);
+    g.num_bits = internal::DecodeFixed64(filter.data() + 8);
+    g.num_keys = internal::DecodeFixed64(filter.data() + 16);
+    if (g.num_probes < 1 || g.num_probes > 30 || filter[6] != 0 || filter[7] != 0 ||
+        g.num_bits > (uint64_t{1} << 40) || filter.size() - kHeader != (g.num_bits + 7) / 8 ||
+        (g.num_bits == 0) != (g.num_keys == 0)) {
       return absl::DataLossError("classic Bloom filter: inconsistent header");
     }
-    if (internal::DecodeFixed64(filter.data() + 24) !=
-        internal::Checksum64(filter.data() + kHeader, filter.size() - kHeader)) {
+    if (options.verify_checksum &&
+        internal::DecodeFixed64(filter.data() + 24) !=
+            internal::Checksum64(filter.data() + kHeader, filter.size() - kHeader)) {
       return absl::DataLossError("classic Bloom filter: checksum mismatch");
     }
-    return std::unique_ptr<FilterReader>(
-        new ClassicReader(filter.data() + kHeader, num_bits, num_keys, k));
+    return ClassicBloomReader(filter.data() + kHeader, g);
   }
 
+  bool MayMatch(std::string_view key) const { return MayMatchHash(KeyHash(key)); }
+  bool MayMatchHash(uint64_t hash) const {
+    if (geometry_.num_bits == 0) return false;
+    for (int i = 0; i < geometry_.num_probes; ++i) {
+      const uint64_t p = Position(hash, i, geometry_.num_bits);
+      if ((bits_[p / 8] & (1 << (p % 8))) == 0) return false;
+    }
+    return true;
+  }
+  void MayMatchBatch(absl::Span<const uint64_t> hashes, absl::Span<bool> out) const {
+    for (size_t i = 0; i < hashes.size(); ++i) out[i] = MayMatchHash(hashes[i]);
+  }
+  const ClassicBloomGeometry& geometry() const { return geometry_; }
+
  private:
-  double bits_per_key_;
+  ClassicBloomReader(const char* bits, const ClassicBloomGeometry& geometry)
+      : bits_(bits), geometry_(geometry) {}
+
+  const char* bits_;
+  ClassicBloomGeometry geometry_;
+};
+
+struct ClassicBloomKind {
+  using Options = ClassicBloomOptions;
+  using Builder = ClassicBloomBuilder;
+  using Reader = ClassicBloomReader;
+  static constexpr FilterKind kKind = FilterKind::kClassicBloom;
+  static constexpr const char* kName = kClassicBloomPolicyName;
+
+  static absl::Status Validate(const Options& options) {
+    if (!(options.bits_per_key > 0 && options.bits_per_key <= 1000)) {
+      return absl::InvalidArgumentError(absl::StrCat("classic Bloom filter: bits_per_key ",
+                                                     options.bits_per_key,
+                                                     " is not in (0, 1000]"));
+    }
+    return absl::OkStatus();
+  }
+  static std::string Describe(const Reader& reader) {
+    const ClassicBloomGeometry& g = reader.geometry();
+    return absl::StrFormat("classic bloom v1: %d probes, %u bits, %u keys, %.3f bits/key",
+                           g.num_probes, g.num_bits, g.num_keys, g.bits_per_key());
+  }
+  // No batched probe: lookups probe it through its reader, by hash.
+  static void SetView(const Reader&, internal::FilterProbe*) {}
 };
 
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewClassicBloomPolicy(double bits_per_key) {
-  if (!(bits_per_key > 0 && bits_per_key <= 1000)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("classic Bloom filter: bits_per_key ", bits_per_key, " is not in (0, 1000]"));
-  }
-  return std::shared_ptr<const FilterPolicy>(std::make_shared<ClassicPolicy>(bits_per_key));
+  ClassicBloomOptions options;
+  options.bits_per_key = bits_per_key;
+  return internal::NewKindPolicy<ClassicBloomKind>(options);
 }
 
 }  // namespace lsmbloom

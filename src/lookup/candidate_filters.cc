@@ -42,18 +42,22 @@ void ProbeByKind(const FileMeta* const* files, size_t n, const HashOf& hash_of, 
     Gathered<RibbonView> ribbon;
     for (size_t j = first; j < end; ++j) {
       const FileMeta& file = *files[j];
-      switch (file.step) {
-        case FilterStep::kNone:
-          maybe[j] = true;
-          break;
-        case FilterStep::kBatch:
+      if (!Filtered(file)) {
+        maybe[j] = true;
+        continue;
+      }
+      if (!file.batched) continue;  // ProbeThroughReaders.
+      switch (file.kind) {
+        case FilterKind::kBlockedBloom:
           blocked.Add(&file.filter, hash_of(j), j);
           break;
-        case FilterStep::kRibbon:
+        case FilterKind::kRibbon:
           ribbon.Add(&file.own->ribbon, hash_of(j), j);
           break;
-        case FilterStep::kOwn:
-          break;
+        case FilterKind::kNone:
+        case FilterKind::kClassicBloom:
+        case FilterKind::kCustom:
+          break;  // No batched probe.
       }
     }
     // Ribbon first: its 2-8 lines per filter are the longer wait.

@@ -14,6 +14,7 @@
 #include "src/filter/filter_probe.h"
 #include "src/lookup/candidate_filters.h"
 #include "src/lookup/lookup_counts.h"
+#include "src/lookup/scratch.h"
 #include "src/lookup/storage_search.h"
 #include "src/lookup/version.h"
 #include "src/table/table_lookup.h"
@@ -23,107 +24,22 @@ namespace lsmbloom {
 
 using internal::BlockReads;
 using internal::FileMeta;
-using internal::FilterStep;
 using internal::IndexSearch;
 using internal::LocalCounts;
 using internal::RangeSkips;
 using internal::TableLookup;
 using internal::Version;
 
+using internal::AnyTrue;
+using internal::BoolBuffer;
+using internal::Buffer;
+using internal::ConstructedIf;
+using internal::ForEachTrue;
+using internal::StackScratch;
+
 namespace {
 
 void Bump(std::atomic<uint64_t>& c, uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
-
-// Scratch space that grows to the largest batch seen, uninitialised
-// (and bool*, unlike std::vector<bool>).
-template <typename T>
-class Buffer {
- public:
-  T* Get(size_t n) {
-    if (n > capacity_) {
-      capacity_ = std::max(n, 2 * capacity_);
-      data_.reset(new T[capacity_]);
-    }
-    return data_.get();
-  }
-
- private:
-  std::unique_ptr<T[]> data_;
-  size_t capacity_ = 0;
-};
-using BoolBuffer = Buffer<bool>;
-
-// Room for n values, uninitialised: on the stack when n <= kInline, as it
-// is for a lookup's candidates unless level 0 has grown very deep.
-template <typename T, size_t kInline>
-class StackScratch {
- public:
-  explicit StackScratch(size_t n) : data_(n <= kInline ? inline_ : new T[n]) {}
-  ~StackScratch() {
-    if (data_ != inline_) delete[] data_;
-  }
-  StackScratch(const StackScratch&) = delete;
-  StackScratch& operator=(const StackScratch&) = delete;
-
-  T* data() { return data_; }
-  T& operator[](size_t i) { return data_[i]; }
-
- private:
-  T inline_[kInline];
-  T* const data_;
-};
-
-// A T constructed only if asked. std::optional<T> would do, but GCC
-// zeroed its payload before testing whether to construct it: for a
-// lookup's tally, a `rep stos` of the whole struct on every lookup with
-// counters off, a measurable share of an absent-key Get.
-template <typename T>
-class ConstructedIf {
- public:
-  explicit ConstructedIf(bool construct) {
-    if (construct) value_ = new (storage_) T();
-  }
-  ~ConstructedIf() {
-    if (value_ != nullptr) value_->~T();
-  }
-  ConstructedIf(const ConstructedIf&) = delete;
-  ConstructedIf& operator=(const ConstructedIf&) = delete;
-
-  T* get() const { return value_; }  // Null unless constructed.
-
- private:
-  alignas(T) unsigned char storage_[sizeof(T)];
-  T* value_ = nullptr;
-};
-
-// Calls f(i), in increasing order, for each i < n with flags[i] true: eight
-// flags a load, as nearly all are false (a filter's "no").
-template <typename F>
-void ForEachTrue(const bool* flags, size_t n, const F& f) {
-  static_assert(sizeof(bool) == 1, "a flag is one byte, 0 or 1");
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t word;
-    std::memcpy(&word, flags + i, 8);
-    for (; word != 0; word &= word - 1) f(i + static_cast<size_t>(__builtin_ctzll(word)) / 8);
-  }
-  for (; i < n; ++i) {
-    if (flags[i]) f(i);
-  }
-}
-
-// Whether any of flags[0, n) is true, eight a load.
-bool AnyTrue(const bool* flags, size_t n) {
-  uint64_t any = 0;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t word;
-    std::memcpy(&word, flags + i, 8);
-    any |= word;
-  }
-  for (; i < n; ++i) any |= flags[i];
-  return any != 0;
-}
 
 }  // namespace
 
@@ -302,7 +218,7 @@ absl::Status TableSet::Impl::SearchCandidates(const FileMeta* const* files, cons
   for (size_t j = 0; j < n; ++j) {
     const FileMeta& m = *files[j];
     const int level = m.level;
-    const bool filtered = m.step != FilterStep::kNone;
+    const bool filtered = internal::Filtered(m);
     if (filtered) {
       const bool ruled_out = !maybe[j];
       if (counts != nullptr) counts->AddProbe(level, ruled_out, m.predicted_fpr);
@@ -348,18 +264,7 @@ absl::Status TableSet::Impl::Get(std::string_view key, LookupResult* result) con
   // readers.
   const uint64_t hash = KeyHash(key);
   StackScratch<bool, 32> maybe(n);
-  if (v->any_ribbon_filter || v->any_own_filter) {
-    internal::ProbeCandidatesByKind(candidates.data(), n, hash, maybe.data());
-  } else if (n != 0) {
-    StackScratch<const BlockedBloomView*, 32> views(n);
-    for (size_t j = 0; j < n; ++j) views[j] = &candidates[j]->filter;
-    BlockedBloomProbeEach(views.data(), n, hash, maybe.data());
-  }
-  if (v->any_own_filter) {
-    for (size_t j = 0; j < n; ++j) {
-      if (candidates[j]->step == FilterStep::kOwn) maybe[j] = candidates[j]->own->MayMatch(key, hash);
-    }
-  }
+  internal::ProbeCandidates(*v, candidates.data(), n, key, hash, maybe.data());
 
   // 3. The survivors, newest first, until one answers. Most absent keys
   // have none: then, unless their probes are counted, nothing to walk.
@@ -455,19 +360,12 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::Impl::MultiGet(
     // in flight; where the version has other kinds, each kind's likewise;
     // then the filters probed through their own readers.
     bool* pair_maybe = maybe.Get(num_pairs);
-    if (v->any_ribbon_filter || v->any_own_filter) {
-      internal::ProbePairsByKind(pair_files, view_hashes, num_pairs, pair_maybe);
-    } else if (num_pairs != 0) {
-      BlockedBloomProbePairs(views, view_hashes, num_pairs, pair_maybe);
-    }
+    internal::ProbeCandidatePairs(*v, pair_files, views, view_hashes, num_pairs, pair_maybe);
     if (v->any_own_filter) {
       for (size_t i = 0; i < n; ++i) {
         const KeyPlan& plan = plans[i];
-        for (uint32_t c = 0; c < plan.count; ++c) {
-          const FileMeta& file = *plan.files[c];
-          if (file.step != FilterStep::kOwn) continue;
-          pair_maybe[plan.first + c] = file.own->MayMatch(keys[start + i], hashes[i]);
-        }
+        internal::ProbeThroughReaders(plan.files, plan.count, keys[start + i], hashes[i],
+                                      pair_maybe + plan.first);
       }
     }
 

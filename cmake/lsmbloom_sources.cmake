@@ -34,6 +34,8 @@ set(LSMBLOOM_FILTER_SOURCES
   src/filter/classic_bloom.cc
   src/filter/filter_format.cc
   src/filter/filter_format.h
+  src/filter/filter_header.cc
+  src/filter/filter_header.h
   src/filter/filter_policy.cc
   src/filter/filter_probe.cc
   src/filter/filter_probe.h

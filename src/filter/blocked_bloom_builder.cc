@@ -194,8 +194,7 @@ absl::StatusOr<std::string> BlockedBloomBuilder::Finish() {
   filter.resize(internal::kHeaderBytes);
   filter.append(reinterpret_cast<const char*>(aligned_bits.data()), bits_bytes);
   uint8_t* header = reinterpret_cast<uint8_t*>(&filter[0]);
-  uint8_t* bits = header + internal::kHeaderBytes;
-  internal::EncodeHeader(*geometry, bits, header);
+  internal::EncodeHeader(*geometry, header);
   return filter;
 }
 

@@ -14,14 +14,14 @@ namespace lsmbloom {
 namespace internal {
 
 inline constexpr size_t kHeaderBytes = 64;
-inline constexpr char kFilterMagic[4] = {'L', 'B', 'B', 'F'};
 inline constexpr uint8_t kFormatVersion = 1;
 inline constexpr uint8_t kLog2BlockBytes = 6;
 
-// Writes the header for `geometry` and the bits that follow it at
-// header + kHeaderBytes (which must already hold them: the header carries
-// their checksum). `header` has kHeaderBytes writable bytes.
-void EncodeHeader(const BlockedBloomGeometry& geometry, const uint8_t* bits, uint8_t* header);
+// Writes the header for `geometry`; the bits must already follow it at
+// header + kHeaderBytes (the header carries their checksum). `header` has
+// kHeaderBytes writable bytes. The fields every kind shares are
+// filter_header.h's.
+void EncodeHeader(const BlockedBloomGeometry& geometry, uint8_t* header);
 
 // Parses and checks a whole serialized filter; see BlockedBloomReader::Open.
 absl::StatusOr<BlockedBloomGeometry> DecodeFilter(std::string_view filter, bool verify_bits_checksum);

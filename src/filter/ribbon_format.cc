@@ -5,8 +5,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "src/filter/filter_header.h"
 #include "src/filter/ribbon_layout.h"
-#include "src/util/checksum.h"
 #include "src/util/coding.h"
 
 namespace lsmbloom {
@@ -16,81 +16,45 @@ static_assert(RibbonGeometry::kSegmentSlots == kRibbonSegmentSlots);
 
 namespace {
 
-// Header fields (byte offsets). Multi-byte integers are little-endian.
-constexpr size_t kMagicAt = 0;            // 4 bytes "LRBF"
-constexpr size_t kVersionAt = 4;          // 1 byte
-constexpr size_t kHashIdAt = 5;           // 1 byte
-constexpr size_t kLog2CoeffAt = 6;        // 1 byte, 7 = 128-bit rows
-constexpr size_t kColumnsAt = 7;          // 1 byte, r in [1, 32]
-constexpr size_t kSeedAt = 8;             // 8 bytes
-constexpr size_t kSegmentsAt = 16;        // 8 bytes
-constexpr size_t kKeysAt = 24;            // 8 bytes
-constexpr size_t kUpperStartAt = 32;      // 8 bytes
-constexpr size_t kSolutionSumAt = 40;     // 8 bytes, XXH3-64 of the solution
-constexpr size_t kDependentAt = 48;       // 4 bytes, measured d in units of 2^-32
-constexpr size_t kLayoutSeedAt = 52;      // 1 byte
-constexpr size_t kReservedAt = 53;        // 3 bytes, zero
-constexpr size_t kHeaderChecksumAt = 56;  // 8 bytes, XXH3-64 of bytes [0, 56)
+// The Ribbon filter's own header fields (byte offsets; filter_header.h has
+// the rest). Multi-byte integers are little-endian.
+//   4 bytes "LRBF" magic, version, hash id, log2 coefficient bits (7:
+//   128-bit rows), r in [1, 32], seed: filter_header.h.
+constexpr size_t kSegmentsAt = 16;     // 8 bytes
+constexpr size_t kKeysAt = 24;         // 8 bytes
+constexpr size_t kUpperStartAt = 32;   // 8 bytes
+constexpr size_t kSolutionSumAt = 40;  // 8 bytes, XXH3-64 of the solution
+constexpr size_t kDependentAt = 48;    // 4 bytes, measured d in units of 2^-32
+constexpr size_t kLayoutSeedAt = 52;   // 1 byte
+constexpr size_t kReservedAt = 53;     // 3 bytes, zero
 
-absl::Status Corrupt(const std::string& what) {
-  return absl::DataLossError(absl::StrCat("Ribbon filter: ", what));
-}
+constexpr FilterHeaderLayout kLayout = {
+    "Ribbon filter",     {'L', 'R', 'B', 'F'}, kRibbonFormatVersion, kRibbonLog2CoeffBits,
+    "coefficient width", "bits",               kSolutionSumAt,       kReservedAt,
+};
+static_assert(kRibbonHeaderBytes == kFilterHeaderBytes);
 
-absl::Status Unsupported(const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat("Ribbon filter: ", what));
-}
+absl::Status Corrupt(const std::string& what) { return FilterCorrupt(kLayout, what); }
 
 }  // namespace
 
 void EncodeRibbonHeader(const RibbonGeometry& g, uint8_t* header) {
-  std::memset(header, 0, kRibbonHeaderBytes);
-  std::memcpy(header + kMagicAt, kRibbonMagic, sizeof(kRibbonMagic));
-  header[kVersionAt] = kRibbonFormatVersion;
-  header[kHashIdAt] = static_cast<uint8_t>(g.hash.id);
-  header[kLog2CoeffAt] = kRibbonLog2CoeffBits;
-  header[kColumnsAt] = static_cast<uint8_t>(g.num_columns);
-  EncodeFixed64(header + kSeedAt, g.hash.seed);
+  BeginFilterHeader(kLayout, g.hash, static_cast<uint8_t>(g.num_columns), header);
   EncodeFixed64(header + kSegmentsAt, g.num_segments);
   EncodeFixed64(header + kKeysAt, g.num_keys);
   EncodeFixed64(header + kUpperStartAt, g.upper_start);
   EncodeFixed32(header + kDependentAt, g.measured_dependent);
   header[kLayoutSeedAt] = g.layout_seed;
-  EncodeFixed64(header + kSolutionSumAt,
-                Checksum64(header + kRibbonHeaderBytes, g.solution_bytes()));
-  EncodeFixed64(header + kHeaderChecksumAt, Checksum64(header, kHeaderChecksumAt));
+  SealFilterHeader(kLayout, g.solution_bytes(), header);
 }
 
 absl::StatusOr<RibbonGeometry> DecodeRibbon(std::string_view filter, bool verify_checksum) {
-  if (filter.size() < kRibbonHeaderBytes) {
-    return Corrupt(absl::StrCat("truncated: ", filter.size(), " bytes, the header alone is ",
-                                kRibbonHeaderBytes));
-  }
+  absl::StatusOr<HashSpec> hash = CheckFilterHeader(kLayout, filter);
+  if (!hash.ok()) return hash.status();
   const uint8_t* h = reinterpret_cast<const uint8_t*>(filter.data());
-  if (std::memcmp(h + kMagicAt, kRibbonMagic, sizeof(kRibbonMagic)) != 0) {
-    return Corrupt("bad magic (not a Ribbon filter)");
-  }
-  if (DecodeFixed64(h + kHeaderChecksumAt) != Checksum64(h, kHeaderChecksumAt)) {
-    return Corrupt("header checksum mismatch");
-  }
-  // From here the header is as written: what remains are values this build
-  // does not support, or fields that contradict each other or the size.
-  if (h[kVersionAt] != kRibbonFormatVersion) {
-    return Unsupported(absl::StrCat("unsupported format version ", h[kVersionAt],
-                                    " (this build reads ", kRibbonFormatVersion, ")"));
-  }
-  if (h[kHashIdAt] != static_cast<uint8_t>(HashId::kXxh3_64)) {
-    return Unsupported(absl::StrCat("unknown hash id ", h[kHashIdAt]));
-  }
-  if (h[kLog2CoeffAt] != kRibbonLog2CoeffBits) {
-    return Unsupported(absl::StrCat("unsupported coefficient width 2^", h[kLog2CoeffAt], " bits"));
-  }
-  for (size_t i = kReservedAt; i < kHeaderChecksumAt; ++i) {
-    if (h[i] != 0) return Corrupt(absl::StrCat("reserved byte ", i, " is set"));
-  }
   RibbonGeometry g;
-  g.hash.id = HashId::kXxh3_64;
-  g.hash.seed = DecodeFixed64(h + kSeedAt);
-  g.num_columns = h[kColumnsAt];
+  g.hash = *hash;
+  g.num_columns = h[kFilterParamAt];
   g.num_segments = DecodeFixed64(h + kSegmentsAt);
   g.num_keys = DecodeFixed64(h + kKeysAt);
   g.upper_start = DecodeFixed64(h + kUpperStartAt);
@@ -125,9 +89,9 @@ absl::StatusOr<RibbonGeometry> DecodeRibbon(std::string_view filter, bool verify
     return Corrupt(absl::StrCat("size mismatch: the geometry needs ", g.solution_bytes(),
                                 " bytes of solution, found ", body));
   }
-  if (verify_checksum &&
-      DecodeFixed64(h + kSolutionSumAt) != Checksum64(h + kRibbonHeaderBytes, body)) {
-    return Corrupt("checksum mismatch in the solution");
+  if (verify_checksum) {
+    absl::Status s = CheckFilterBody(kLayout, filter, "the solution");
+    if (!s.ok()) return s;
   }
   return g;
 }

@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "lsmbloom/filter/bloom_math.h"
 #include "lsmbloom/filter/filter_policy.h"
-#include "src/filter/reference_kernels.h"
+#include "src/filter/blocked/blocked_bloom_reference.h"
 #include "tests/test_keys.h"
 
 namespace lsmbloom {

@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 #include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/filter/ribbon_math.h"
-#include "src/filter/ribbon_layout.h"
+#include "src/filter/ribbon/ribbon_layout.h"
 #include "tests/test_keys.h"
 
 #define XXH_INLINE_ALL

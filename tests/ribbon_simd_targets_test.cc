@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/filter/simd.h"
-#include "src/filter/ribbon_reference.h"
+#include "src/filter/ribbon/ribbon_reference.h"
 #include "tests/test_keys.h"
 
 namespace lsmbloom {

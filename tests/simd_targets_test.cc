@@ -10,8 +10,9 @@
 #include "hwy/targets.h"
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/simd.h"
-#include "src/filter/reference_kernels.h"
-#include "src/filter/simd_kernels.h"
+#include "src/filter/blocked/blocked_bloom_reference.h"
+#include "src/filter/blocked/blocked_bloom_kernels.h"
+#include "src/filter/simd_dispatch.h"
 #include "tests/test_keys.h"
 
 namespace lsmbloom {

@@ -1,10 +1,13 @@
-// The one set-up step every kind's Highway kernels share: a reader that
-// takes a kernel's address (to call it per probe without a dispatch) must
-// first make Highway choose its target, or it would keep the table's
-// initialising trampoline.
+// What every kind's Highway kernels share: the set-up step before a reader
+// takes a kernel's address (to call it per probe without a dispatch: Highway
+// must first choose its target, or the reader would keep the table's
+// initialising trampoline), the size above which batches fetch ahead, and
+// the target the kernels run on.
 
 #ifndef LSMBLOOM_SRC_FILTER_SIMD_DISPATCH_H_
 #define LSMBLOOM_SRC_FILTER_SIMD_DISPATCH_H_
+
+#include <cstdint>
 
 #include "hwy/targets.h"
 
@@ -17,6 +20,15 @@ inline void EnsureSimdTargetChosen() {
   hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
   if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
 }
+
+// The filter size (bytes of the body a batch probes) above which batches
+// pay for fetching ahead: twice this machine's L2 cache (simd.cc). The
+// same threshold for every kind.
+uint64_t BatchPrefetchAboveBytes();
+
+// The Highway target bit (HWY_AVX2, ...) the kernels dispatch to now
+// (defined beside the blocked kernels, whose dispatch table it reads).
+int64_t ActiveTargetBit();
 
 }  // namespace internal
 }  // namespace lsmbloom

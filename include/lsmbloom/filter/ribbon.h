@@ -5,7 +5,7 @@
 // filter needs 10 (the bound is log2(100) = 6.64). Each key is one linear
 // equation over GF(2) in a band of 128 slots; the builder solves the system
 // (Gaussian elimination as keys arrive, then back-substitution) and stores the
-// solution, r or r + 1 bits per slot (ribbon_layout.h, docs/FORMAT.md). It
+// solution, r or r + 1 bits per slot (docs/FORMAT.md, "Ribbon filter"). It
 // costs more to build than a Bloom filter, and a query reads 2-4 adjacent
 // cache lines instead of one.
 //
@@ -70,7 +70,7 @@ struct RibbonGeometry {
   // saturated stretch (RibbonBuilder::Finish); 0 when banding showed none,
   // and then the model's value applies (ribbon_math.h).
   uint32_t measured_dependent = 0;
-  // Which start multiplier lays keys out (ribbon_layout.h); 0 unless the
+  // Which start multiplier lays keys out (docs/FORMAT.md); 0 unless the
   // band saturated with the layouts before it.
   uint8_t layout_seed = 0;
   HashSpec hash;

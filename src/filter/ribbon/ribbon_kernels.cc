@@ -2,8 +2,8 @@
 // foreach_target.h.
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "src/filter/ribbon_kernels.cc"
-#include "src/filter/ribbon_kernels.h"
+#define HWY_TARGET_INCLUDE "src/filter/ribbon/ribbon_kernels.cc"
+#include "src/filter/ribbon/ribbon_kernels.h"
 
 #include <algorithm>
 #include <cstring>
@@ -11,8 +11,8 @@
 #include "hwy/cache_control.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
-#include "src/filter/ribbon_layout.h"
-#include "src/filter/ribbon_reference.h"
+#include "src/filter/ribbon/ribbon_layout.h"
+#include "src/filter/ribbon/ribbon_reference.h"
 #include "src/filter/simd_dispatch.h"
 
 HWY_BEFORE_NAMESPACE();

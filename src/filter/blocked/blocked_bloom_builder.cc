@@ -6,11 +6,11 @@
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/blocked_bloom_layout.h"
 #include "lsmbloom/filter/bloom_math.h"
-#include "src/filter/filter_format.h"
+#include "src/filter/blocked/blocked_bloom_format.h"
 #include "src/filter/hash_buffer.h"
 #include "src/filter/huge_pages.h"
 #include "src/filter/key_hash_short.h"
-#include "src/filter/simd_kernels.h"
+#include "src/filter/blocked/blocked_bloom_kernels.h"
 
 namespace lsmbloom {
 

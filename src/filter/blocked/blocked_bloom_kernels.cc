@@ -8,10 +8,8 @@
 // misses its bit. Block geometry never depends on vector width.
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "src/filter/simd_kernels.cc"
-#include "src/filter/simd_kernels.h"
-
-#include <unistd.h>
+#define HWY_TARGET_INCLUDE "src/filter/blocked/blocked_bloom_kernels.cc"
+#include "src/filter/blocked/blocked_bloom_kernels.h"
 
 #include <utility>
 
@@ -20,7 +18,7 @@
 #include "hwy/highway.h"
 #include "lsmbloom/filter/blocked_bloom-inl.h"
 #include "lsmbloom/filter/blocked_bloom_layout.h"
-#include "src/filter/reference_kernels.h"
+#include "src/filter/blocked/blocked_bloom_reference.h"
 #include "src/filter/simd_dispatch.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -290,19 +288,6 @@ ProbeOneFn ChosenProbeOne() {
   return &HWY_DYNAMIC_DISPATCH(ProbeOne);
 }
 
-// Prefetching costs more than it saves while most of the filter is in the
-// L2 cache: there the probes' own loads, many in flight in the core's
-// window, fetch as well: prefetching slows batches in cache, speeds them
-// up several-fold in DRAM, and is about even a little above twice the L2
-// (docs/PERFORMANCE.md has the measurements behind the threshold).
-uint64_t BatchPrefetchAboveBytes() {
-  static const uint64_t bytes = [] {
-    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return 2 * (l2 > 0 ? static_cast<uint64_t>(l2) : uint64_t{1} << 20);
-  }();
-  return bytes;
-}
-
 ProbeBatchFn ChosenProbeBatch() {
   EnsureSimdTargetChosen();
   return &HWY_DYNAMIC_DISPATCH(ProbeBatch);
@@ -313,6 +298,8 @@ void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_
   HWY_DYNAMIC_DISPATCH(AddHashes)(bits, num_blocks, num_probes, hashes, n);
 }
 
+// Declared in simd_dispatch.h: the blocked kernels are the ones every build
+// has, so their dispatch table answers for all kinds.
 int64_t ActiveTargetBit() { return HWY_DYNAMIC_DISPATCH(Target)(); }
 
 }  // namespace internal

@@ -1,8 +1,8 @@
 // Serialization of the blocked filter: a 64-byte header, then the bits.
 // docs/FORMAT.md documents every byte; this is the only code that knows them.
 
-#ifndef LSMBLOOM_SRC_FILTER_FILTER_FORMAT_H_
-#define LSMBLOOM_SRC_FILTER_FILTER_FORMAT_H_
+#ifndef LSMBLOOM_SRC_FILTER_BLOCKED_BLOCKED_BLOOM_FORMAT_H_
+#define LSMBLOOM_SRC_FILTER_BLOCKED_BLOCKED_BLOOM_FORMAT_H_
 
 #include <cstdint>
 #include <string_view>
@@ -29,4 +29,4 @@ absl::StatusOr<BlockedBloomGeometry> DecodeFilter(std::string_view filter, bool 
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_SRC_FILTER_FILTER_FORMAT_H_
+#endif  // LSMBLOOM_SRC_FILTER_BLOCKED_BLOCKED_BLOOM_FORMAT_H_

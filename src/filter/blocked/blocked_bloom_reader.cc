@@ -2,10 +2,11 @@
 
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/blocked_bloom_layout.h"
-#include "src/filter/filter_format.h"
+#include "src/filter/blocked/blocked_bloom_format.h"
 #include "src/filter/key_hash_short.h"
-#include "src/filter/reference_kernels.h"
-#include "src/filter/simd_kernels.h"
+#include "src/filter/blocked/blocked_bloom_reference.h"
+#include "src/filter/blocked/blocked_bloom_kernels.h"
+#include "src/filter/simd_dispatch.h"
 
 namespace lsmbloom {
 

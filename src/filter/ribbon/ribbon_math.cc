@@ -1,5 +1,5 @@
 #include "lsmbloom/filter/ribbon_math.h"
-#include "src/filter/ribbon_slack.h"
+#include "src/filter/ribbon/ribbon_slack.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,10 +2,10 @@
 #include <cassert>
 
 #include "lsmbloom/filter/ribbon.h"
-#include "src/filter/ribbon_format.h"
-#include "src/filter/ribbon_layout.h"
-#include "src/filter/ribbon_kernels.h"
-#include "src/filter/simd_kernels.h"
+#include "src/filter/ribbon/ribbon_format.h"
+#include "src/filter/ribbon/ribbon_layout.h"
+#include "src/filter/ribbon/ribbon_kernels.h"
+#include "src/filter/simd_dispatch.h"
 
 namespace lsmbloom {
 

@@ -1,4 +1,4 @@
-#include "src/filter/filter_format.h"
+#include "src/filter/blocked/blocked_bloom_format.h"
 
 #include <string>
 

@@ -3,8 +3,8 @@
 // absent keys a band of that slack has without a saturated stretch.
 // Internal: the builder's, and the tests' that check it.
 
-#ifndef LSMBLOOM_SRC_FILTER_RIBBON_SLACK_H_
-#define LSMBLOOM_SRC_FILTER_RIBBON_SLACK_H_
+#ifndef LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_SLACK_H_
+#define LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_SLACK_H_
 
 #include <cstdint>
 
@@ -24,4 +24,4 @@ double RibbonDependentFraction(uint64_t num_keys, double overhead);
 
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_SRC_FILTER_RIBBON_SLACK_H_
+#endif  // LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_SLACK_H_

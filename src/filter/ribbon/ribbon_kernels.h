@@ -7,8 +7,8 @@
 // parities. Every target computes exactly internal::RibbonMayMatch
 // (ribbon_reference.h), the scalar reference; no Highway types appear here.
 
-#ifndef LSMBLOOM_SRC_FILTER_RIBBON_KERNELS_H_
-#define LSMBLOOM_SRC_FILTER_RIBBON_KERNELS_H_
+#ifndef LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_KERNELS_H_
+#define LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_KERNELS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -33,4 +33,4 @@ RibbonProbeBatchFn ChosenRibbonProbeBatch();
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_SRC_FILTER_RIBBON_KERNELS_H_
+#endif  // LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_KERNELS_H_

@@ -2,8 +2,8 @@
 // words. docs/FORMAT.md ("Ribbon filter") documents every byte; this is the
 // only code that knows them.
 
-#ifndef LSMBLOOM_SRC_FILTER_RIBBON_FORMAT_H_
-#define LSMBLOOM_SRC_FILTER_RIBBON_FORMAT_H_
+#ifndef LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_FORMAT_H_
+#define LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_FORMAT_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -30,4 +30,4 @@ absl::StatusOr<RibbonGeometry> DecodeRibbon(std::string_view filter, bool verify
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_SRC_FILTER_RIBBON_FORMAT_H_
+#endif  // LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_FORMAT_H_

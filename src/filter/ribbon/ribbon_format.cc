@@ -1,4 +1,4 @@
-#include "src/filter/ribbon_format.h"
+#include "src/filter/ribbon/ribbon_format.h"
 
 #include <cstring>
 #include <string>
@@ -6,7 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "src/filter/filter_header.h"
-#include "src/filter/ribbon_layout.h"
+#include "src/filter/ribbon/ribbon_layout.h"
 #include "src/util/coding.h"
 
 namespace lsmbloom {

@@ -131,12 +131,12 @@ TEST(BlockedBloomTest, AddHashesBuildsWhatAddHashBuildsAcrossCallsAndRefills) {
   std::thread([&] {
     auto builder = BlockedBloomBuilder::Create();
     ASSERT_TRUE(builder.ok());
-    builder->AddHashes(nullptr, 0);
+    builder->AddHashes({});
     size_t start = 0;
     // Calls of 0 to 100000 hashes, with a single AddHash between them.
     for (size_t call = 0; start < hashes.size(); ++call) {
       const size_t n = std::min(hashes.size() - start, (call * 7919) % 100001);
-      builder->AddHashes(hashes.data() + start, n);
+      builder->AddHashes(absl::MakeConstSpan(hashes.data() + start, n));
       start += n;
       if (start < hashes.size()) builder->AddHash(hashes[start++]);
     }

@@ -73,15 +73,15 @@ void ProbeByKind(const FileMeta* const* files, size_t n, const HashOf& hash_of, 
 void ProbeCandidatesByKind(const FileMeta* const* files, size_t n, uint64_t hash, bool* maybe) {
   ProbeByKind(
       files, n, [hash](size_t) { return hash; }, maybe,
-      [hash](Gathered<BlockedBloomView>& g) { BlockedBloomProbeEach(g.views, g.size, hash, g.out); },
-      [hash](Gathered<RibbonView>& g) { RibbonProbeEach(g.views, g.size, hash, g.out); });
+      [hash](Gathered<BlockedBloomView>& g) { BlockedBloomProbeEach({g.views, g.size}, hash, {g.out, g.size}); },
+      [hash](Gathered<RibbonView>& g) { RibbonProbeEach({g.views, g.size}, hash, {g.out, g.size}); });
 }
 
 void ProbePairsByKind(const FileMeta* const* files, const uint64_t* hashes, size_t n, bool* maybe) {
   ProbeByKind(
       files, n, [hashes](size_t j) { return hashes[j]; }, maybe,
-      [](Gathered<BlockedBloomView>& g) { BlockedBloomProbePairs(g.views, g.hashes, g.size, g.out); },
-      [](Gathered<RibbonView>& g) { RibbonProbePairs(g.views, g.hashes, g.size, g.out); });
+      [](Gathered<BlockedBloomView>& g) { BlockedBloomProbePairs({g.views, g.size}, {g.hashes, g.size}, {g.out, g.size}); },
+      [](Gathered<RibbonView>& g) { RibbonProbePairs({g.views, g.size}, {g.hashes, g.size}, {g.out, g.size}); });
 }
 
 }  // namespace internal

@@ -53,7 +53,7 @@ inline void ProbeCandidates(const Version& v, const FileMeta* const* files, size
   } else if (n != 0) {
     StackScratch<const BlockedBloomView*, 32> views(n);
     for (size_t j = 0; j < n; ++j) views[j] = &files[j]->filter;
-    BlockedBloomProbeEach(views.data(), n, hash, maybe);
+    BlockedBloomProbeEach({views.data(), n}, hash, {maybe, n});
   }
   if (v.any_own_filter) ProbeThroughReaders(files, n, key, hash, maybe);
 }
@@ -67,7 +67,7 @@ inline void ProbeCandidatePairs(const Version& v, const FileMeta* const* files,
   if (v.any_ribbon_filter || v.any_own_filter) {
     ProbePairsByKind(files, hashes, n, maybe);
   } else if (n != 0) {
-    BlockedBloomProbePairs(views, hashes, n, maybe);
+    BlockedBloomProbePairs({views, n}, {hashes, n}, {maybe, n});
   }
 }
 

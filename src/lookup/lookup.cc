@@ -336,7 +336,7 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::Impl::MultiGet(
     for (size_t i = 0; i < n; ++i) {
       if (!keys[start + i].empty()) internal::PrefetchForRead(keys[start + i].data());
     }
-    KeyHashBatch(keys.data() + start, hashes, n);
+    KeyHashBatch(absl::MakeConstSpan(keys.data() + start, n), absl::MakeSpan(hashes, n));
 
     // 1. Every key's candidates, and their probes.
     uint32_t num_pairs = 0;

@@ -112,12 +112,12 @@ class BlockedBloomBuilder {
     *next_++ = hash;
   }
 
-  // AddHash of hashes[0, n) in order, in one call: for hashes computed
+  // AddHash of every hash of `hashes` in order, in one call: for hashes computed
   // together, by KeyHashBatch or by KeyHashInline (key_hash-inl.h) in a
   // caller's loop. The fastest way to add keys: hashing 64 fixed-size keys
   // inline, then adding them here, measured as fast as hashing and adding
   // in one inlined loop (docs/PERFORMANCE.md).
-  void AddHashes(const uint64_t* hashes, size_t n);
+  void AddHashes(absl::Span<const uint64_t> hashes);
 
   // Hashes buffered so far: the count the filter will be sized from.
   size_t num_buffered() const;
@@ -259,17 +259,19 @@ class BlockedBloomReader {
   uint64_t probed_blocks_ = 1;
 };
 
-// out[i] = whether `hash` may be in filters[i], for n filters whose
+// out[i] = whether `hash` may be in *filters[i], for filters whose
 // HashSpec the hash was computed with: one call, with the blocks of the
 // next filters fetched while one is probed, so the cache misses of a lookup
 // across many files overlap instead of following one another.
-void BlockedBloomProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out);
+// REQUIRES: out.size() == filters.size().
+void BlockedBloomProbeEach(absl::Span<const BlockedBloomView* const> filters, uint64_t hash,
+                           absl::Span<bool> out);
 
 // out[i] = whether hashes[i] may be in *filters[i]: the (key, file) pairs of
 // a batch of lookups, probed in one call with the blocks of many pairs in
-// flight at once.
-void BlockedBloomProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
-                bool* out);
+// flight at once. REQUIRES: the three sizes are equal.
+void BlockedBloomProbePairs(absl::Span<const BlockedBloomView* const> filters,
+                            absl::Span<const uint64_t> hashes, absl::Span<bool> out);
 
 }  // namespace lsmbloom
 

@@ -222,18 +222,21 @@ class RibbonReader {
   bool prefetch_ = false;
 };
 
-// out[i] = whether `hash` may be in *filters[i], for n filters whose
+// out[i] = whether `hash` may be in *filters[i], for filters whose
 // HashSpec the hash was computed with (BlockedBloomProbeEach of blocked_bloom.h for
 // Ribbon filters): one call, the cache lines of every filter of a group of
 // 32 requested before any of the group is probed, so the misses of a lookup
 // across many files overlap. The views are RibbonReader::view()s; an empty
 // filter's answers no.
-void RibbonProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out);
+// REQUIRES: out.size() == filters.size().
+void RibbonProbeEach(absl::Span<const RibbonView* const> filters, uint64_t hash,
+                     absl::Span<bool> out);
 
 // out[i] = whether hashes[i] may be in *filters[i]: the (key, file) pairs of
-// a batch of lookups, in one call, in groups of 32 as above.
-void RibbonProbePairs(const RibbonView* const* filters, const uint64_t* hashes, size_t n,
-                      bool* out);
+// a batch of lookups, in one call, in groups of 32 as above. REQUIRES: the
+// three sizes are equal.
+void RibbonProbePairs(absl::Span<const RibbonView* const> filters,
+                      absl::Span<const uint64_t> hashes, absl::Span<bool> out);
 
 }  // namespace lsmbloom
 

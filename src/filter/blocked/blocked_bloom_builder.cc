@@ -151,8 +151,9 @@ void BlockedBloomBuilder::AddKeyChunk(const std::string_view* keys, size_t n) {
   AddEach(n, [keys, seed](size_t i) { return internal::KeyHashFast(keys[i], seed); });
 }
 
-void BlockedBloomBuilder::AddHashes(const uint64_t* hashes, size_t n) {
-  AddEach(n, [hashes](size_t i) { return hashes[i]; });
+void BlockedBloomBuilder::AddHashes(absl::Span<const uint64_t> hashes) {
+  const uint64_t* const data = hashes.data();
+  AddEach(hashes.size(), [data](size_t i) { return data[i]; });
 }
 
 void BlockedBloomBuilder::Refill() {

@@ -304,14 +304,14 @@ int64_t ActiveTargetBit() { return HWY_DYNAMIC_DISPATCH(Target)(); }
 
 }  // namespace internal
 
-void BlockedBloomProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
-                           bool* out) {
-  internal::DispatchProbeEach(filters, n, hash, out);
+void BlockedBloomProbeEach(absl::Span<const BlockedBloomView* const> filters, uint64_t hash,
+                           absl::Span<bool> out) {
+  internal::DispatchProbeEach(filters.data(), filters.size(), hash, out.data());
 }
 
-void BlockedBloomProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes,
-                            size_t n, bool* out) {
-  internal::DispatchProbePairs(filters, hashes, n, out);
+void BlockedBloomProbePairs(absl::Span<const BlockedBloomView* const> filters,
+                            absl::Span<const uint64_t> hashes, absl::Span<bool> out) {
+  internal::DispatchProbePairs(filters.data(), hashes.data(), filters.size(), out.data());
 }
 }  // namespace lsmbloom
 #endif  // HWY_ONCE

@@ -360,13 +360,14 @@ RibbonProbeBatchFn ChosenRibbonProbeBatch() {
 
 }  // namespace internal
 
-void RibbonProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out) {
-  internal::DispatchProbeEach(filters, n, hash, out);
+void RibbonProbeEach(absl::Span<const RibbonView* const> filters, uint64_t hash,
+                     absl::Span<bool> out) {
+  internal::DispatchProbeEach(filters.data(), filters.size(), hash, out.data());
 }
 
-void RibbonProbePairs(const RibbonView* const* filters, const uint64_t* hashes, size_t n,
-                      bool* out) {
-  internal::DispatchProbePairs(filters, hashes, n, out);
+void RibbonProbePairs(absl::Span<const RibbonView* const> filters,
+                      absl::Span<const uint64_t> hashes, absl::Span<bool> out) {
+  internal::DispatchProbePairs(filters.data(), hashes.data(), filters.size(), out.data());
 }
 
 }  // namespace lsmbloom

@@ -48,7 +48,7 @@ inline void ProbeThroughReaders(const FileMeta* const* files, size_t n, std::str
 // maybe[j] for all n candidates of `key` (default KeyHash `hash`) in `v`.
 inline void ProbeCandidates(const Version& v, const FileMeta* const* files, size_t n,
                             std::string_view key, uint64_t hash, bool* maybe) {
-  if (v.any_ribbon_filter || v.any_own_filter) {
+  if (v.any_other_batched || v.any_own_filter) {
     ProbeCandidatesByKind(files, n, hash, maybe);
   } else if (n != 0) {
     StackScratch<const BlockedBloomView*, 32> views(n);
@@ -64,7 +64,7 @@ inline void ProbeCandidates(const Version& v, const FileMeta* const* files, size
 inline void ProbeCandidatePairs(const Version& v, const FileMeta* const* files,
                                 const BlockedBloomView* const* views, const uint64_t* hashes,
                                 size_t n, bool* maybe) {
-  if (v.any_ribbon_filter || v.any_own_filter) {
+  if (v.any_other_batched || v.any_own_filter) {
     ProbePairsByKind(files, hashes, n, maybe);
   } else if (n != 0) {
     BlockedBloomProbePairs({views, n}, {hashes, n}, {maybe, n});

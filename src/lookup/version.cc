@@ -45,7 +45,7 @@ void Version::Index(const LookupOptions& options) {
     }
   }
   const size_t from = common_prefix.size();
-  any_ribbon_filter = false;
+  any_other_batched = false;
   any_own_filter = false;
   any_unmapped = false;
   for (int level = 0; level < kNumLevels; ++level) {
@@ -68,7 +68,7 @@ void Version::Index(const LookupOptions& options) {
       m.batched = consulted && probe.batched();
       const bool batched_blocked = m.batched && m.kind == FilterKind::kBlockedBloom;
       if (consulted && !batched_blocked) m.own = &probe;
-      if (m.batched && m.kind == FilterKind::kRibbon) any_ribbon_filter = true;
+      if (m.batched && m.kind != FilterKind::kBlockedBloom) any_other_batched = true;
       if (consulted && !m.batched) any_own_filter = true;
       m.predicted_fpr = consulted ? probe.reader->predicted_fpr() : 0;
       m.filter = batched_blocked ? probe.blocked : kMatchAllView;

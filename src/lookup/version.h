@@ -67,11 +67,11 @@ struct Version {
   // Level 0 newest first; levels >= 1 by smallest key.
   std::array<std::vector<TableFile>, kNumLevels> levels;
   int last_nonempty_level = -1;
-  // Some file's filter is a batched Ribbon filter, or is probed through
-  // its own reader (not batched): lookups then look at each
-  // candidate's step; otherwise they need not touch a candidate's FileMeta
-  // before the batch probe does.
-  bool any_ribbon_filter = false;
+  // Some file's filter is batched with a kind other than blocked Bloom, or
+  // is probed through its own reader (not batched): lookups then look at
+  // each candidate's kind (candidate_filters.h); otherwise they need not
+  // touch a candidate's FileMeta before the batch probe does.
+  bool any_other_batched = false;
   bool any_own_filter = false;
   // Some file is read from storage (not mapped): MultiGet then reads data
   // blocks in rounds (storage_search.h).

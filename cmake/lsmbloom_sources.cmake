@@ -105,6 +105,7 @@ set(LSMBLOOM_LOOKUP_SOURCES
   src/lookup/storage_search.h
   src/lookup/version.cc
   src/lookup/version.h
+  src/lookup/version_edit.cc
 )
 
 set(LSMBLOOM_INSPECT_SOURCES

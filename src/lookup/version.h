@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/lookup/lookup.h"
@@ -122,6 +123,15 @@ struct Version {
   size_t SearchLevels(std::string_view key, uint64_t key_prefix, const FileMeta** out,
                       RangeSkips* skips) const;
 };
+
+// Applies `edit` to `version`'s levels (version_edit.cc): removes, then
+// adds, each checked (InvalidArgument for a level out of range, a file not
+// there to remove, a file number already in the set, or files that overlap
+// in a sorted level; DataLoss for a table whose unique id or size is not
+// the one expected), then sorts level 0 newest first and the others by
+// smallest key, and sets last_nonempty_level. On error `version` is left
+// part-edited: apply to a copy. The caller then calls version->Index.
+absl::Status ApplyEdit(const VersionEdit& edit, Version* version);
 
 }  // namespace internal
 }  // namespace lsmbloom

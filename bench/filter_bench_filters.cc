@@ -37,7 +37,7 @@ std::string BuildOurs(size_t n, AddCalls calls) {
       for (size_t i = 0; i < n; i += 64) {
         const size_t m = std::min<size_t>(64, n - i);
         for (size_t j = 0; j < m; ++j) hashes[j] = KeyHashInline(keys[i + j]);
-        builder->AddHashes(hashes, m);
+        builder->AddHashes(absl::MakeConstSpan(hashes, m));
       }
       break;
     }

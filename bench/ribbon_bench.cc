@@ -32,7 +32,7 @@
 #include "benchmark/benchmark.h"
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/key_hash.h"
-#include "src/filter/ribbon_reference.h"
+#include "src/filter/ribbon/ribbon_reference.h"
 #include "lsmbloom/filter/ribbon.h"
 #include "src/util/aligned_buffer.h"
 

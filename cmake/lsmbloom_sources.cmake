@@ -26,13 +26,22 @@ set(LSMBLOOM_IO_SOURCES
 )
 
 set(LSMBLOOM_FILTER_SOURCES
-  src/filter/blocked_bloom_builder.cc
-  src/filter/blocked_bloom_reader.cc
-  src/filter/bloom_math.cc
-  src/filter/classic_bloom.cc
-  src/filter/filter_format.cc
-  src/filter/filter_format.h
+  src/filter/blocked/blocked_bloom_builder.cc
+  src/filter/blocked/blocked_bloom_format.cc
+  src/filter/blocked/blocked_bloom_format.h
+  src/filter/blocked/blocked_bloom_kernels.cc
+  src/filter/blocked/blocked_bloom_kernels.h
+  src/filter/blocked/blocked_bloom_policy.cc
+  src/filter/blocked/blocked_bloom_reader.cc
+  src/filter/blocked/blocked_bloom_reference.cc
+  src/filter/blocked/blocked_bloom_reference.h
+  src/filter/blocked/bloom_math.cc
+  src/filter/builtin_policies.cc
+  src/filter/classic/classic_bloom.cc
+  src/filter/filter_header.cc
+  src/filter/filter_header.h
   src/filter/filter_policy.cc
+  src/filter/filter_probe.cc
   src/filter/filter_probe.h
   src/filter/hash_buffer.cc
   src/filter/hash_buffer.h
@@ -40,22 +49,22 @@ set(LSMBLOOM_FILTER_SOURCES
   src/filter/huge_pages.h
   src/filter/key_hash.cc
   src/filter/key_hash_short.h
-  src/filter/reference_kernels.cc
-  src/filter/reference_kernels.h
-  src/filter/ribbon_band.cc
-  src/filter/ribbon_band.h
-  src/filter/ribbon_builder.cc
-  src/filter/ribbon_format.cc
-  src/filter/ribbon_format.h
-  src/filter/ribbon_kernels.cc
-  src/filter/ribbon_kernels.h
-  src/filter/ribbon_math.cc
-  src/filter/ribbon_policy.cc
-  src/filter/ribbon_reader.cc
-  src/filter/ribbon_reference.h
+  src/filter/policy_adapter.h
+  src/filter/ribbon/ribbon_band.cc
+  src/filter/ribbon/ribbon_band.h
+  src/filter/ribbon/ribbon_builder.cc
+  src/filter/ribbon/ribbon_format.cc
+  src/filter/ribbon/ribbon_format.h
+  src/filter/ribbon/ribbon_kernels.cc
+  src/filter/ribbon/ribbon_kernels.h
+  src/filter/ribbon/ribbon_layout.h
+  src/filter/ribbon/ribbon_math.cc
+  src/filter/ribbon/ribbon_policy.cc
+  src/filter/ribbon/ribbon_reader.cc
+  src/filter/ribbon/ribbon_reference.h
+  src/filter/ribbon/ribbon_slack.h
   src/filter/simd.cc
-  src/filter/simd_kernels.cc
-  src/filter/simd_kernels.h
+  src/filter/simd_dispatch.h
 )
 
 set(LSMBLOOM_TABLE_SOURCES
@@ -91,10 +100,12 @@ set(LSMBLOOM_LOOKUP_SOURCES
   src/lookup/lookup.cc
   src/lookup/lookup_counts.h
   src/lookup/lookup_stats.cc
+  src/lookup/scratch.h
   src/lookup/storage_search.cc
   src/lookup/storage_search.h
   src/lookup/version.cc
   src/lookup/version.h
+  src/lookup/version_edit.cc
 )
 
 set(LSMBLOOM_INSPECT_SOURCES

@@ -10,7 +10,7 @@
 #include "bench/inline_loops.h"
 #include "gtest/gtest.h"
 #include "lsmbloom/filter/simd.h"
-#include "src/filter/reference_kernels.h"
+#include "src/filter/blocked/blocked_bloom_reference.h"
 #include "tests/test_keys.h"
 
 namespace lsmbloom {

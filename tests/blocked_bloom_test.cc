@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "lsmbloom/filter/bloom_math.h"
 #include "lsmbloom/filter/filter_policy.h"
-#include "src/filter/reference_kernels.h"
+#include "src/filter/blocked/blocked_bloom_reference.h"
 #include "tests/test_keys.h"
 
 namespace lsmbloom {
@@ -131,12 +131,12 @@ TEST(BlockedBloomTest, AddHashesBuildsWhatAddHashBuildsAcrossCallsAndRefills) {
   std::thread([&] {
     auto builder = BlockedBloomBuilder::Create();
     ASSERT_TRUE(builder.ok());
-    builder->AddHashes(nullptr, 0);
+    builder->AddHashes({});
     size_t start = 0;
     // Calls of 0 to 100000 hashes, with a single AddHash between them.
     for (size_t call = 0; start < hashes.size(); ++call) {
       const size_t n = std::min(hashes.size() - start, (call * 7919) % 100001);
-      builder->AddHashes(hashes.data() + start, n);
+      builder->AddHashes(absl::MakeConstSpan(hashes.data() + start, n));
       start += n;
       if (start < hashes.size()) builder->AddHash(hashes[start++]);
     }
@@ -199,7 +199,7 @@ TEST(BlockedBloomTest, LargeFiltersBuiltInGroupsMatchTheReference) {
   ASSERT_TRUE(built.ok());
   auto reader = BlockedBloomReader::Open(*built);
   ASSERT_TRUE(reader.ok());
-  const FilterGeometry& g = reader->geometry();
+  const BlockedBloomGeometry& g = reader->geometry();
   ASSERT_GT(g.bit_bytes(), uint64_t{32} << 20);
   std::string expected(g.bit_bytes(), '\0');
   internal::ReferenceAdd(reinterpret_cast<uint8_t*>(&expected[0]), g.num_blocks, g.num_probes,
@@ -289,7 +289,7 @@ TEST(BlockedBloomTest, OneKeyFilterHasOneBlockAndKBitsAtMost) {
 TEST(BlockedBloomTest, FractionalBitsPerKeySizesTheFilter) {
   BlockedBloomOptions options;
   options.bits_per_key = 9.6;
-  auto g = PlanFilter(1000000, options);
+  auto g = PlanBlockedBloom(1000000, options);
   ASSERT_TRUE(g.ok());
   EXPECT_EQ(g->num_blocks, 18750u);  // ceil(1e6 * 9.6 / 512)
   EXPECT_NEAR(g->bits_per_key(), 9.6, 1e-9);
@@ -299,7 +299,7 @@ TEST(BlockedBloomTest, FractionalBitsPerKeySizesTheFilter) {
 TEST(BlockedBloomTest, TargetFprPicksBitsPerKeyThatMeetsIt) {
   BlockedBloomOptions options;
   options.target_fpr = 0.01;
-  auto g = PlanFilter(1000000, options);
+  auto g = PlanBlockedBloom(1000000, options);
   ASSERT_TRUE(g.ok());
   EXPECT_LE(g->predicted_fpr(), 0.01);
   EXPECT_GT(g->bits_per_key(), 9.0);
@@ -308,13 +308,13 @@ TEST(BlockedBloomTest, TargetFprPicksBitsPerKeyThatMeetsIt) {
 
 TEST(BlockedBloomTest, GeometryForTenBillionKeysWithoutAllocating) {
   BlockedBloomOptions options;
-  auto g = PlanFilter(10000000000ull, options);
+  auto g = PlanBlockedBloom(10000000000ull, options);
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->num_blocks, 195312500u);  // 1e11 bits / 512
   EXPECT_EQ(g->bit_bytes(), 12500000000ull);
   EXPECT_EQ(g->serialized_size(), 12500000064ull);
   options.bits_per_key = 1000;  // 2^32 blocks would be exceeded.
-  auto too_big = PlanFilter(10000000000ull, options);
+  auto too_big = PlanBlockedBloom(10000000000ull, options);
   EXPECT_EQ(too_big.status().code(), absl::StatusCode::kInvalidArgument);
 }
 

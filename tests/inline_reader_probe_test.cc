@@ -12,7 +12,7 @@
 #include "bench/call_sites.h"
 #include "gtest/gtest.h"
 #include "lsmbloom/filter/blocked_bloom.h"
-#include "src/filter/reference_kernels.h"
+#include "src/filter/blocked/blocked_bloom_reference.h"
 #include "tests/test_keys.h"
 
 namespace lsmbloom {

@@ -62,7 +62,7 @@ TEST(KeyHashTest, BatchMatchesOneByOne) {
   std::vector<std::string_view> views(keys.begin(), keys.end());
   std::vector<uint64_t> hashes(keys.size());
   const HashSpec spec{HashId::kXxh3_64, 12345};
-  KeyHashBatch(views.data(), hashes.data(), views.size(), spec);
+  KeyHashBatch(views, absl::MakeSpan(hashes), spec);
   for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(hashes[i], KeyHash(keys[i], spec)) << i;
 }
 

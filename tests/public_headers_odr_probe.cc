@@ -14,12 +14,13 @@
 #include "lsmbloom/filter/blocked_bloom_layout.h"
 #include "lsmbloom/filter/blocked_bloom_options.h"
 #include "lsmbloom/filter/bloom_math.h"
+#include "lsmbloom/filter/filter_kind.h"
 #include "lsmbloom/filter/filter_policy.h"
 #include "lsmbloom/filter/key_hash-inl.h"
 #include "lsmbloom/filter/key_hash.h"
 #include "lsmbloom/filter/ribbon.h"
-#include "lsmbloom/filter/ribbon_layout.h"
 #include "lsmbloom/filter/ribbon_math.h"
+#include "lsmbloom/filter/ribbon_options.h"
 #include "lsmbloom/filter/ribbon_policy.h"
 #include "lsmbloom/filter/simd.h"
 #include "lsmbloom/inspect/escape.h"
@@ -65,7 +66,7 @@ void UsePublicHeaders(std::vector<void*>& sink, std::string_view key, uint64_t h
                       const std::vector<std::string>& keys) {
   using namespace lsmbloom;  // NOLINT: a probe, not library code.
   odr_probe::Touch(static_cast<BlockedBloomOptions*>(sink[0]));
-  odr_probe::Touch(static_cast<FilterGeometry*>(sink[1]));
+  odr_probe::Touch(static_cast<BlockedBloomGeometry*>(sink[1]));
   odr_probe::Touch(static_cast<BlockedBloomView*>(sink[2]));
   odr_probe::Touch(static_cast<FilterReadOptions*>(sink[3]));
   odr_probe::Touch(static_cast<HashSpec*>(sink[4]));

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/filter/ribbon_math.h"
+#include "src/filter/ribbon/ribbon_layout.h"
 #include "tests/test_keys.h"
 
 #define XXH_INLINE_ALL
@@ -59,7 +60,7 @@ std::string SampleFilter() {
 }
 
 absl::Status OpenStatus(std::string_view bytes, bool verify = true) {
-  return RibbonReader::Open(bytes, verify).status();
+  return RibbonReader::Open(bytes, FilterReadOptions{verify}).status();
 }
 
 // ---- Golden vectors: a change of hash use, layout or header shows up here. ----

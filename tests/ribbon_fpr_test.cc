@@ -20,8 +20,9 @@
 #include "gtest/gtest.h"
 #include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/filter/ribbon_math.h"
-#include "src/filter/ribbon_band.h"
-#include "src/filter/ribbon_reference.h"
+#include "src/filter/ribbon/ribbon_slack.h"
+#include "src/filter/ribbon/ribbon_band.h"
+#include "src/filter/ribbon/ribbon_reference.h"
 #include "tests/test_keys.h"
 
 namespace lsmbloom {

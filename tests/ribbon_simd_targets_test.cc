@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/filter/simd.h"
-#include "src/filter/ribbon_reference.h"
+#include "src/filter/ribbon/ribbon_reference.h"
 #include "tests/test_keys.h"
 
 namespace lsmbloom {
@@ -112,14 +112,14 @@ TEST_F(RibbonSimdTargetsTest, ProbesAcrossManyFiltersAnswerAsTheReference) {
     std::unique_ptr<bool[]> out(new bool[views.size()]);
     size_t each_diffs = 0, misses = 0;
     for (uint64_t h : probes) {
-      RibbonProbeEach(views.data(), views.size(), h, out.get());
+      RibbonProbeEach(views, h, absl::MakeSpan(out.get(), views.size()));
       for (size_t f = 0; f < views.size(); ++f) {
         each_diffs += out[f] != internal::RibbonMayMatch(*views[f], h);
       }
     }
     for (size_t f = 0; f < views.size(); ++f) {
       for (uint64_t h : added[f]) {
-        RibbonProbeEach(views.data(), views.size(), h, out.get());
+        RibbonProbeEach(views, h, absl::MakeSpan(out.get(), views.size()));
         misses += !out[f];
       }
     }
@@ -133,7 +133,7 @@ TEST_F(RibbonSimdTargetsTest, ProbesAcrossManyFiltersAnswerAsTheReference) {
                                                            : added[f][i % added[f].size()]);
     }
     std::unique_ptr<bool[]> pair_out(new bool[pair_views.size()]);
-    RibbonProbePairs(pair_views.data(), pair_hashes.data(), pair_views.size(), pair_out.get());
+    RibbonProbePairs(pair_views, pair_hashes, absl::MakeSpan(pair_out.get(), pair_views.size()));
     size_t pair_diffs = 0;
     for (size_t i = 0; i < pair_views.size(); ++i) {
       pair_diffs += pair_out[i] != internal::RibbonMayMatch(*pair_views[i], pair_hashes[i]);

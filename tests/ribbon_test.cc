@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "lsmbloom/filter/ribbon_math.h"
+#include "src/filter/ribbon/ribbon_slack.h"
 #include "tests/test_keys.h"
 
 namespace lsmbloom {

@@ -10,8 +10,9 @@
 #include "hwy/targets.h"
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/simd.h"
-#include "src/filter/reference_kernels.h"
-#include "src/filter/simd_kernels.h"
+#include "src/filter/blocked/blocked_bloom_reference.h"
+#include "src/filter/blocked/blocked_bloom_kernels.h"
+#include "src/filter/simd_dispatch.h"
 #include "tests/test_keys.h"
 
 namespace lsmbloom {
@@ -144,7 +145,7 @@ TEST_F(SimdTargetsTest, ProbeEachAnswersLikeEachFiltersReferenceOnEveryTarget) {
     size_t mismatches = 0, maybes = 0;
     for (uint64_t h : probes) {
       bool out[8];
-      ProbeEach(pointers.data(), pointers.size(), h, out);
+      BlockedBloomProbeEach(pointers, h, absl::MakeSpan(out, pointers.size()));
       for (size_t i = 0; i < views.size(); ++i) {
         const bool expected = ReferenceAnswer(views[i], h);
         maybes += expected;
@@ -175,7 +176,7 @@ TEST_F(SimdTargetsTest, ProbePairsAnswersLikeEachFiltersReferenceOnEveryTarget) 
   for (const std::string& name : AvailableSimdTargets()) {
     ASSERT_TRUE(PinSimdTarget(name).ok());
     std::unique_ptr<bool[]> out(new bool[n]);
-    ProbePairs(pair_views.data(), pair_hashes.data(), n, out.get());
+    BlockedBloomProbePairs(absl::MakeConstSpan(pair_views.data(), n), absl::MakeConstSpan(pair_hashes.data(), n), absl::MakeSpan(out.get(), n));
     size_t mismatches = 0, maybes = 0;
     for (size_t p = 0; p < n; ++p) {
       const bool expected = ReferenceAnswer(*pair_views[p], pair_hashes[p]);
@@ -246,8 +247,8 @@ TEST_F(SimdTargetsTest, ProbeEachAndProbePairsAnswerLikeTheReferenceAtEveryLengt
     ASSERT_TRUE(PinSimdTarget(name).ok());
     for (size_t n = 0; n <= keys.size(); ++n) {
       bool each[70], pairs[70];
-      ProbeEach(pointers.data(), n, keys[n % keys.size()], each);
-      ProbePairs(pointers.data(), keys.data(), n, pairs);
+      BlockedBloomProbeEach(absl::MakeConstSpan(pointers.data(), n), keys[n % keys.size()], absl::MakeSpan(each, n));
+      BlockedBloomProbePairs(absl::MakeConstSpan(pointers.data(), n), absl::MakeConstSpan(keys.data(), n), absl::MakeSpan(pairs, n));
       for (size_t i = 0; i < n; ++i) {
         ASSERT_EQ(each[i], ReferenceAnswer(*pointers[i], keys[n % keys.size()]))
             << name << " n=" << n << " i=" << i;

@@ -152,7 +152,7 @@ TEST(TableMisuseTest, ResetStatsLeavesNoCountOfEarlierLookupsAnywhere) {
   EXPECT_GE(before.levels[1].data_block_reads, 2u);
   // The set's lookups are counted in the set, not in the table they share.
   const TableStats table_before = table->stats();
-  EXPECT_EQ(table_before.filter_checked, 0u);
+  EXPECT_EQ(table_before.filters_checked, 0u);
   EXPECT_EQ(table_before.data_block_reads, 0u);
 
   set.ResetStats();
@@ -176,7 +176,7 @@ TEST(TableMisuseTest, TableStatsCountItsOwnGetOnly) {
   std::shared_ptr<const Table> table = OpenTable(entries);
   ASSERT_TRUE(table->Get(entries[10].key).ok());
   const TableStats s = table->stats();
-  EXPECT_EQ(s.filter_checked, 1u);
+  EXPECT_EQ(s.filters_checked, 1u);
   EXPECT_EQ(s.filter_positive, 1u);
   EXPECT_EQ(s.filter_true_positive, 1u);
   EXPECT_EQ(s.data_block_reads, 1u);

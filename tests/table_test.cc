@@ -276,7 +276,7 @@ TEST(TableTest, FilterCutsDataBlockReadsForAbsentKeysToAboutTheFpr) {
   for (int i = 0; i < lookups; ++i) ASSERT_TRUE((*table)->Get(testutil::AbsentKey(i)).ok());
   const TableStats c = (*table)->stats();
   const double fpr = (*table)->whole_key_filter()->predicted_fpr();
-  EXPECT_EQ(c.filter_checked, static_cast<uint64_t>(lookups));
+  EXPECT_EQ(c.filters_checked, static_cast<uint64_t>(lookups));
   EXPECT_EQ(c.filter_true_positive, 0u);
   EXPECT_EQ(c.data_block_reads, c.filter_positive);
   // Binomial: 6 standard deviations around lookups * fpr.

@@ -47,7 +47,7 @@ absl::Status BadFlags(const char* kind, const absl::Status& status) {
 
 // The filter's shape, and what its model predicts, one kind at a time.
 void PrintShape(const BlockedBloomReader& reader) {
-  const FilterGeometry& g = reader.geometry();
+  const BlockedBloomGeometry& g = reader.geometry();
   std::printf("filter size          %llu bytes (%.2f MiB), %llu blocks of 64 bytes\n",
               static_cast<unsigned long long>(g.serialized_size()), g.serialized_size() / 1048576.0,
               static_cast<unsigned long long>(g.num_blocks));
@@ -56,7 +56,7 @@ void PrintShape(const BlockedBloomReader& reader) {
 }
 
 void PrintPrediction(const BlockedBloomReader& reader) {
-  const FilterGeometry& g = reader.geometry();
+  const BlockedBloomGeometry& g = reader.geometry();
   std::printf(
       "  predicted          %.4f%% blocked model; %.4f%% mean-fill bound; "
       "%.4f%% standard Bloom formula\n",

@@ -26,7 +26,7 @@ constexpr Style kText{};
 namespace {
 
 void MeasureBits(const FilterView& f, FilterHealth* h) {
-  const FilterGeometry& g = f.blocked()->geometry();
+  const BlockedBloomGeometry& g = f.blocked()->geometry();
   double fpr_sum = 0;
   for (uint64_t b = 0; b < g.num_blocks; ++b) {
     const uint64_t set = static_cast<uint64_t>(f.BitsSetInBlock(b));
@@ -98,7 +98,7 @@ absl::StatusOr<std::vector<uint64_t>> FilterKeyHashes(const InspectedTable& t, c
 absl::StatusOr<FilterHealth> AnalyzeBlockedFilter(const InspectedTable& t, Progress* progress) {
   const FilterView& f = t.filter();
   const BlockedBloomReader& reader = *f.blocked();
-  const FilterGeometry& g = reader.geometry();
+  const BlockedBloomGeometry& g = reader.geometry();
   FilterHealth h;
   MeasureBits(f, &h);
   absl::StatusOr<std::vector<uint64_t>> hashes = FilterKeyHashes(t, g.hash, progress, &h.entries);

@@ -29,7 +29,7 @@ void PrintFilterParameters(const FilterView& f) {
   Row("describe", f.reader()->Describe(), 4);
   Row("bits/key", absl::StrFormat("%.3f", f.reader()->bits_per_key()), 4);
   if (f.blocked() != nullptr) {
-    const FilterGeometry& g = f.blocked()->geometry();
+    const BlockedBloomGeometry& g = f.blocked()->geometry();
     Row("k (probes)", absl::StrCat(g.num_probes), 4);
     Row("blocks", absl::StrCat(g.num_blocks, " of 64 bytes"), 4);
     Row("keys", absl::StrCat(g.num_keys, " distinct hashes"), 4);
@@ -198,7 +198,7 @@ Json FilterJson(const FilterView& f) {
   }
   j["blocked"] = nullptr;
   if (f.blocked() != nullptr) {
-    const FilterGeometry& g = f.blocked()->geometry();
+    const BlockedBloomGeometry& g = f.blocked()->geometry();
     j["blocked"] = Json{{"format_version", f.blocked_format_version()},
                         {"num_probes", g.num_probes},
                         {"num_blocks", g.num_blocks},

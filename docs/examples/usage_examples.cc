@@ -104,7 +104,7 @@ absl::Status FilterAlone() {
   // The reader works on the bytes in place: they must outlive it.
   absl::StatusOr<BlockedBloomReader> reader = BlockedBloomReader::Open(*filter);
   if (!reader.ok()) return reader.status();  // DataLoss or InvalidArgument: untrusted bytes.
-  const FilterGeometry& shape = reader->geometry();
+  const BlockedBloomGeometry& shape = reader->geometry();
   std::cout << shape.num_keys << " keys, " << shape.bits_per_key()
             << " bits/key, k = " << shape.num_probes << ", predicted FPR " << shape.predicted_fpr()
             << "\n";

@@ -21,7 +21,7 @@ using lsmbloom::TableFile;
 
 namespace {
 
-absl::Status ValidateOptions(const StoreOptions& o) {
+absl::Status ValidateBlockedBloomOptions(const StoreOptions& o) {
   if (o.memtable_max_bytes == 0) {
     return absl::InvalidArgumentError("memtable_max_bytes must be positive");
   }
@@ -53,7 +53,7 @@ absl::Status ValidateOptions(const StoreOptions& o) {
 
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& dir,
                                                    const StoreOptions& options) {
-  absl::Status s = ValidateOptions(options);
+  absl::Status s = ValidateBlockedBloomOptions(options);
   if (!s.ok()) return s;
   if (dir.empty()) return absl::InvalidArgumentError("no store directory given");
   s = EnsureDir(dir, options.create_if_missing && !options.read_only);

@@ -22,8 +22,10 @@ uint64_t KeyHash(std::string_view key, const HashSpec& spec) {
   return internal::KeyHashFast(key, spec.seed);
 }
 
-void KeyHashBatch(const std::string_view* keys, uint64_t* out, size_t n, const HashSpec& spec) {
+void KeyHashBatch(absl::Span<const std::string_view> keys, absl::Span<uint64_t> out,
+                  const HashSpec& spec) {
   const uint64_t seed = spec.seed;
+  const size_t n = keys.size();
   for (size_t i = 0; i < n; ++i) out[i] = internal::KeyHashFast(keys[i], seed);
 }
 

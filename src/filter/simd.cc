@@ -1,12 +1,14 @@
 #include "lsmbloom/filter/simd.h"
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hwy/targets.h"
-#include "src/filter/simd_kernels.h"
+#include "src/filter/simd_dispatch.h"
 
 namespace lsmbloom {
 namespace {
@@ -73,8 +75,25 @@ absl::Status PinSimdTargetFromEnvironment() {
   return status;
 }
 
+namespace internal {
+
+// Prefetching costs more than it saves while most of the filter is in the
+// L2 cache: there the probes' own loads, many in flight in the core's
+// window, fetch as well: prefetching slows batches in cache, speeds them
+// up several-fold in DRAM, and is about even a little above twice the L2
+// (docs/PERFORMANCE.md has the measurements behind the threshold).
+uint64_t BatchPrefetchAboveBytes() {
+  static const uint64_t bytes = [] {
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return 2 * (l2 > 0 ? static_cast<uint64_t>(l2) : uint64_t{1} << 20);
+  }();
+  return bytes;
+}
+
+}  // namespace internal
+
 std::string ActiveSimdTarget() {
-  const int64_t bit = internal::ChosenTarget();
+  const int64_t bit = internal::ActiveTargetBit();
   for (const NamedTarget& t : kTargets) {
     if (t.bit == bit) return t.name;
   }

@@ -42,18 +42,22 @@ void ProbeByKind(const FileMeta* const* files, size_t n, const HashOf& hash_of, 
     Gathered<RibbonView> ribbon;
     for (size_t j = first; j < end; ++j) {
       const FileMeta& file = *files[j];
-      switch (file.step) {
-        case FilterStep::kNone:
-          maybe[j] = true;
-          break;
-        case FilterStep::kBatch:
+      if (!Filtered(file)) {
+        maybe[j] = true;
+        continue;
+      }
+      if (!file.batched) continue;  // ProbeThroughReaders.
+      switch (file.kind) {
+        case FilterKind::kBlockedBloom:
           blocked.Add(&file.filter, hash_of(j), j);
           break;
-        case FilterStep::kRibbon:
+        case FilterKind::kRibbon:
           ribbon.Add(&file.own->ribbon, hash_of(j), j);
           break;
-        case FilterStep::kOwn:
-          break;
+        case FilterKind::kNone:
+        case FilterKind::kClassicBloom:
+        case FilterKind::kCustom:
+          break;  // No batched probe.
       }
     }
     // Ribbon first: its 2-8 lines per filter are the longer wait.
@@ -69,15 +73,15 @@ void ProbeByKind(const FileMeta* const* files, size_t n, const HashOf& hash_of, 
 void ProbeCandidatesByKind(const FileMeta* const* files, size_t n, uint64_t hash, bool* maybe) {
   ProbeByKind(
       files, n, [hash](size_t) { return hash; }, maybe,
-      [hash](Gathered<BlockedBloomView>& g) { ProbeEach(g.views, g.size, hash, g.out); },
-      [hash](Gathered<RibbonView>& g) { RibbonProbeEach(g.views, g.size, hash, g.out); });
+      [hash](Gathered<BlockedBloomView>& g) { BlockedBloomProbeEach({g.views, g.size}, hash, {g.out, g.size}); },
+      [hash](Gathered<RibbonView>& g) { RibbonProbeEach({g.views, g.size}, hash, {g.out, g.size}); });
 }
 
 void ProbePairsByKind(const FileMeta* const* files, const uint64_t* hashes, size_t n, bool* maybe) {
   ProbeByKind(
       files, n, [hashes](size_t j) { return hashes[j]; }, maybe,
-      [](Gathered<BlockedBloomView>& g) { ProbePairs(g.views, g.hashes, g.size, g.out); },
-      [](Gathered<RibbonView>& g) { RibbonProbePairs(g.views, g.hashes, g.size, g.out); });
+      [](Gathered<BlockedBloomView>& g) { BlockedBloomProbePairs({g.views, g.size}, {g.hashes, g.size}, {g.out, g.size}); },
+      [](Gathered<RibbonView>& g) { RibbonProbePairs({g.views, g.size}, {g.hashes, g.size}, {g.out, g.size}); });
 }
 
 }  // namespace internal

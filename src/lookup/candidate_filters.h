@@ -1,29 +1,75 @@
-// A lookup's filter probes across its candidate files when the version
-// holds Ribbon filters or filters probed through their own readers: each
-// kind's candidates of a key (or pairs of a batch of keys) probed in one
-// call per group of 32, with the cache lines of the group in flight
-// together. (A version of blocked filters alone needs none of this: every
-// candidate goes to ProbeEach.)
+// The one place the lookup path dispatches on filter kind: a lookup's
+// filter probes across its candidate files. A version of batched blocked
+// Bloom filters alone probes every candidate in one BlockedBloomProbeEach
+// (or BlockedBloomProbePairs) call, inline here; a version with other
+// kinds splits each group of 32 candidates (or pairs) by kind and probes
+// each batched kind in one call, the group's cache lines in flight
+// together; the filters no kind batches are then probed through their own
+// readers. Counting needs no kind: a file is counted as filtered exactly
+// when its FileMeta::kind is not kNone (Filtered below).
 
 #ifndef LSMBLOOM_SRC_LOOKUP_CANDIDATE_FILTERS_H_
 #define LSMBLOOM_SRC_LOOKUP_CANDIDATE_FILTERS_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
+#include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/filter_kind.h"
+#include "src/lookup/scratch.h"
 #include "src/lookup/version.h"
 
 namespace lsmbloom {
 namespace internal {
 
+// Whether lookups consult `file`'s filter (and count its probes).
+inline bool Filtered(const FileMeta& file) { return file.kind != FilterKind::kNone; }
+
 // maybe[j] = whether files[j]'s filter may hold the key of default KeyHash
-// `hash`, for every j < n whose step is kNone (true), kBatch (ProbeEach) or
-// kRibbon (RibbonProbeEach); kOwn answers are left to the caller.
+// `hash`, for every j < n whose filter is absent (true) or batched; the
+// others' answers are left to ProbeThroughReaders.
 void ProbeCandidatesByKind(const FileMeta* const* files, size_t n, uint64_t hash, bool* maybe);
 
 // As ProbeCandidatesByKind, for n (file, key) pairs: files[p] and the key's
-// default KeyHash hashes[p] (ProbePairs, RibbonProbePairs).
+// default KeyHash hashes[p] (BlockedBloomProbePairs, RibbonProbePairs).
 void ProbePairsByKind(const FileMeta* const* files, const uint64_t* hashes, size_t n, bool* maybe);
+
+// maybe[j] for every j < n whose filter no kind batches: through its own
+// reader, with `key` (of default KeyHash `hash`).
+inline void ProbeThroughReaders(const FileMeta* const* files, size_t n, std::string_view key,
+                                uint64_t hash, bool* maybe) {
+  for (size_t j = 0; j < n; ++j) {
+    const FileMeta& file = *files[j];
+    if (Filtered(file) && !file.batched) maybe[j] = file.own->MayMatch(key, hash);
+  }
+}
+
+// maybe[j] for all n candidates of `key` (default KeyHash `hash`) in `v`.
+inline void ProbeCandidates(const Version& v, const FileMeta* const* files, size_t n,
+                            std::string_view key, uint64_t hash, bool* maybe) {
+  if (v.any_other_batched || v.any_own_filter) {
+    ProbeCandidatesByKind(files, n, hash, maybe);
+  } else if (n != 0) {
+    StackScratch<const BlockedBloomView*, 32> views(n);
+    for (size_t j = 0; j < n; ++j) views[j] = &files[j]->filter;
+    BlockedBloomProbeEach({views.data(), n}, hash, {maybe, n});
+  }
+  if (v.any_own_filter) ProbeThroughReaders(files, n, key, hash, maybe);
+}
+
+// maybe[p] for n pairs of `v`: files[p] with views[p] == &files[p]->filter
+// and hashes[p]. The filters no kind batches are left to the caller's
+// ProbeThroughReaders of each key (when v.any_own_filter).
+inline void ProbeCandidatePairs(const Version& v, const FileMeta* const* files,
+                                const BlockedBloomView* const* views, const uint64_t* hashes,
+                                size_t n, bool* maybe) {
+  if (v.any_other_batched || v.any_own_filter) {
+    ProbePairsByKind(files, hashes, n, maybe);
+  } else if (n != 0) {
+    BlockedBloomProbePairs({views, n}, {hashes, n}, {maybe, n});
+  }
+}
 
 }  // namespace internal
 }  // namespace lsmbloom

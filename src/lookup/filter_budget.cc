@@ -1,3 +1,4 @@
+#include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/lookup/filter_budget.h"
 
 #include <algorithm>
@@ -53,7 +54,7 @@ absl::Status ValidateLevels(absl::Span<const LevelFilterShape> levels) {
 // A level gets memory only if it has keys that lookups check.
 bool Active(const LevelFilterShape& l) { return l.num_keys > 0 && l.checks > 0; }
 
-absl::Status ValidateOptions(const FilterBudgetOptions& o) {
+absl::Status ValidateBlockedBloomOptions(const FilterBudgetOptions& o) {
   if (o.ribbon_from_level < -1) {
     return absl::InvalidArgumentError(
         absl::StrCat("ribbon_from_level must be -1 (unset) or >= 0, got ", o.ribbon_from_level));
@@ -88,6 +89,8 @@ double ProbeNs(const FilterBudgetOptions& o, FilterKind kind) {
     case FilterKind::kRibbon:
       return o.ribbon_probe_ns;
     case FilterKind::kNone:
+    case FilterKind::kClassicBloom:
+    case FilterKind::kCustom:
       break;
   }
   return 0;
@@ -318,18 +321,13 @@ absl::StatusOr<FilterAllocation> AllocateFilterMemory(absl::Span<const LevelFilt
                                                       double budget_bytes,
                                                       const FilterBudgetOptions& options) {
   absl::Status s = ValidateLevels(levels);
-  if (s.ok()) s = ValidateOptions(options);
+  if (s.ok()) s = ValidateBlockedBloomOptions(options);
   if (!s.ok()) return s;
   if (!std::isfinite(budget_bytes) || budget_bytes <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("the budget must be positive and finite, got ", budget_bytes));
   }
   return Allocate(MakeProblem(levels, options), 8 * budget_bytes);
-}
-
-absl::StatusOr<FilterAllocation> AllocateFilterMemory(absl::Span<const LevelFilterShape> levels,
-                                                      double budget_bytes) {
-  return AllocateFilterMemory(levels, budget_bytes, FilterBudgetOptions());
 }
 
 absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(absl::Span<const LevelFilterShape> levels,
@@ -348,16 +346,11 @@ absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(absl::Span<const Level
   return AllocateFilterMemory(levels, keys * avg_bits_per_key / 8, options);
 }
 
-absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(absl::Span<const LevelFilterShape> levels,
-                                                          double avg_bits_per_key) {
-  return AllocateFilterBitsPerKey(levels, avg_bits_per_key, FilterBudgetOptions());
-}
-
 absl::StatusOr<FilterAllocation> UniformFilterAllocation(absl::Span<const LevelFilterShape> levels,
                                                          double bits_per_key,
                                                          const FilterBudgetOptions& options) {
   absl::Status s = ValidateLevels(levels);
-  if (s.ok()) s = ValidateOptions(options);
+  if (s.ok()) s = ValidateBlockedBloomOptions(options);
   if (!s.ok()) return s;
   FilterAllocation a;
   for (size_t i = 0; i < levels.size(); ++i) {
@@ -373,16 +366,11 @@ absl::StatusOr<FilterAllocation> UniformFilterAllocation(absl::Span<const LevelF
   return a;
 }
 
-absl::StatusOr<FilterAllocation> UniformFilterAllocation(absl::Span<const LevelFilterShape> levels,
-                                                         double bits_per_key) {
-  return UniformFilterAllocation(levels, bits_per_key, FilterBudgetOptions());
-}
-
 absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilterShape> levels,
                                                      double target_cost,
                                                      const FilterBudgetOptions& options) {
   absl::Status s = ValidateLevels(levels);
-  if (s.ok()) s = ValidateOptions(options);
+  if (s.ok()) s = ValidateBlockedBloomOptions(options);
   if (!s.ok()) return s;
   if (!std::isfinite(target_cost) || target_cost <= 0) {
     return absl::InvalidArgumentError(
@@ -419,11 +407,6 @@ absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilte
   return best;
 }
 
-absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilterShape> levels,
-                                                     double target_cost) {
-  return MinimumFilterMemory(levels, target_cost, FilterBudgetOptions());
-}
-
 absl::StatusOr<std::shared_ptr<const FilterPolicy>> FilterPolicyFor(
     const LevelFilterAllocation& level) {
   switch (level.kind) {
@@ -432,6 +415,8 @@ absl::StatusOr<std::shared_ptr<const FilterPolicy>> FilterPolicyFor(
     case FilterKind::kRibbon:
       return NewRibbonPolicy(level.ribbon);
     case FilterKind::kNone:
+    case FilterKind::kClassicBloom:
+    case FilterKind::kCustom:
       break;
   }
   return std::shared_ptr<const FilterPolicy>();

@@ -14,6 +14,7 @@
 #include "src/filter/filter_probe.h"
 #include "src/lookup/candidate_filters.h"
 #include "src/lookup/lookup_counts.h"
+#include "src/lookup/scratch.h"
 #include "src/lookup/storage_search.h"
 #include "src/lookup/version.h"
 #include "src/table/table_lookup.h"
@@ -23,107 +24,22 @@ namespace lsmbloom {
 
 using internal::BlockReads;
 using internal::FileMeta;
-using internal::FilterStep;
 using internal::IndexSearch;
 using internal::LocalCounts;
 using internal::RangeSkips;
 using internal::TableLookup;
 using internal::Version;
 
+using internal::AnyTrue;
+using internal::BoolBuffer;
+using internal::Buffer;
+using internal::ConstructedIf;
+using internal::ForEachTrue;
+using internal::StackScratch;
+
 namespace {
 
 void Bump(std::atomic<uint64_t>& c, uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
-
-// Scratch space that grows to the largest batch seen, uninitialised
-// (and bool*, unlike std::vector<bool>).
-template <typename T>
-class Buffer {
- public:
-  T* Get(size_t n) {
-    if (n > capacity_) {
-      capacity_ = std::max(n, 2 * capacity_);
-      data_.reset(new T[capacity_]);
-    }
-    return data_.get();
-  }
-
- private:
-  std::unique_ptr<T[]> data_;
-  size_t capacity_ = 0;
-};
-using BoolBuffer = Buffer<bool>;
-
-// Room for n values, uninitialised: on the stack when n <= kInline, as it
-// is for a lookup's candidates unless level 0 has grown very deep.
-template <typename T, size_t kInline>
-class StackScratch {
- public:
-  explicit StackScratch(size_t n) : data_(n <= kInline ? inline_ : new T[n]) {}
-  ~StackScratch() {
-    if (data_ != inline_) delete[] data_;
-  }
-  StackScratch(const StackScratch&) = delete;
-  StackScratch& operator=(const StackScratch&) = delete;
-
-  T* data() { return data_; }
-  T& operator[](size_t i) { return data_[i]; }
-
- private:
-  T inline_[kInline];
-  T* const data_;
-};
-
-// A T constructed only if asked. std::optional<T> would do, but GCC
-// zeroed its payload before testing whether to construct it: for a
-// lookup's tally, a `rep stos` of the whole struct on every lookup with
-// counters off, a measurable share of an absent-key Get.
-template <typename T>
-class ConstructedIf {
- public:
-  explicit ConstructedIf(bool construct) {
-    if (construct) value_ = new (storage_) T();
-  }
-  ~ConstructedIf() {
-    if (value_ != nullptr) value_->~T();
-  }
-  ConstructedIf(const ConstructedIf&) = delete;
-  ConstructedIf& operator=(const ConstructedIf&) = delete;
-
-  T* get() const { return value_; }  // Null unless constructed.
-
- private:
-  alignas(T) unsigned char storage_[sizeof(T)];
-  T* value_ = nullptr;
-};
-
-// Calls f(i), in increasing order, for each i < n with flags[i] true: eight
-// flags a load, as nearly all are false (a filter's "no").
-template <typename F>
-void ForEachTrue(const bool* flags, size_t n, const F& f) {
-  static_assert(sizeof(bool) == 1, "a flag is one byte, 0 or 1");
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t word;
-    std::memcpy(&word, flags + i, 8);
-    for (; word != 0; word &= word - 1) f(i + static_cast<size_t>(__builtin_ctzll(word)) / 8);
-  }
-  for (; i < n; ++i) {
-    if (flags[i]) f(i);
-  }
-}
-
-// Whether any of flags[0, n) is true, eight a load.
-bool AnyTrue(const bool* flags, size_t n) {
-  uint64_t any = 0;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t word;
-    std::memcpy(&word, flags + i, 8);
-    any |= word;
-  }
-  for (; i < n; ++i) any |= flags[i];
-  return any != 0;
-}
 
 }  // namespace
 
@@ -204,65 +120,8 @@ std::vector<std::vector<TableFile>> TableSet::files() const { return impl_->file
 absl::Status TableSet::Impl::Apply(const VersionEdit& edit) {
   std::lock_guard<std::mutex> lock(mu_);
   auto next = std::make_shared<Version>(*current_);
-  for (const VersionEdit::Removed& r : edit.removed) {
-    if (r.level < 0 || r.level >= kNumLevels) {
-      return absl::InvalidArgumentError(absl::StrCat("level ", r.level, " out of range"));
-    }
-    auto& files = next->levels[r.level];
-    auto it = std::find_if(files.begin(), files.end(),
-                           [&](const TableFile& f) { return f.file_number == r.file_number; });
-    if (it == files.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("file ", r.file_number, " is not in level ", r.level));
-    }
-    files.erase(it);
-  }
-  for (const TableFile& f : edit.added) {
-    if (f.level < 0 || f.level >= kNumLevels || f.table == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("file ", f.file_number, ": bad level ", f.level, " or no table"));
-    }
-    if (f.expected_unique_id != 0 && f.table->unique_id() != f.expected_unique_id) {
-      return absl::DataLossError(absl::StrFormat(
-          "level %d file %d: table unique id %016x, expected %016x: the file was replaced by "
-          "another table",
-          f.level, f.file_number, f.table->unique_id(), f.expected_unique_id));
-    }
-    if (f.expected_file_size != 0 && f.table->file_size() != f.expected_file_size) {
-      return absl::DataLossError(absl::StrCat("level ", f.level, " file ", f.file_number, ": ",
-                                              f.table->file_size(), " bytes, expected ",
-                                              f.expected_file_size,
-                                              ": the file was replaced or changed"));
-    }
-    for (const auto& level : next->levels) {
-      for (const TableFile& existing : level) {
-        if (existing.file_number == f.file_number) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("file number ", f.file_number, " is already in the set"));
-        }
-      }
-    }
-    next->levels[f.level].push_back(f);
-  }
-  auto& l0 = next->levels[0];
-  std::sort(l0.begin(), l0.end(),
-            [](const TableFile& a, const TableFile& b) { return a.file_number > b.file_number; });
-  next->last_nonempty_level = -1;
-  for (int level = 0; level < kNumLevels; ++level) {
-    auto& files = next->levels[level];
-    if (!files.empty()) next->last_nonempty_level = level;
-    if (level == 0) continue;
-    std::sort(files.begin(), files.end(), [](const TableFile& a, const TableFile& b) {
-      return a.table->smallest_user_key() < b.table->smallest_user_key();
-    });
-    for (size_t i = 1; i < files.size(); ++i) {
-      if (files[i].table->smallest_user_key() <= files[i - 1].table->largest_user_key()) {
-        return absl::InvalidArgumentError(absl::StrCat("files ", files[i - 1].file_number, " and ",
-                                                       files[i].file_number, " overlap in level ",
-                                                       level));
-      }
-    }
-  }
+  absl::Status applied = internal::ApplyEdit(edit, next.get());
+  if (!applied.ok()) return applied;
   next->Index(options_);
   current_ = std::move(next);
   return absl::OkStatus();
@@ -302,7 +161,7 @@ absl::Status TableSet::Impl::SearchCandidates(const FileMeta* const* files, cons
   for (size_t j = 0; j < n; ++j) {
     const FileMeta& m = *files[j];
     const int level = m.level;
-    const bool filtered = m.step != FilterStep::kNone;
+    const bool filtered = internal::Filtered(m);
     if (filtered) {
       const bool ruled_out = !maybe[j];
       if (counts != nullptr) counts->AddProbe(level, ruled_out, m.predicted_fpr);
@@ -348,18 +207,7 @@ absl::Status TableSet::Impl::Get(std::string_view key, LookupResult* result) con
   // readers.
   const uint64_t hash = KeyHash(key);
   StackScratch<bool, 32> maybe(n);
-  if (v->any_ribbon_filter || v->any_own_filter) {
-    internal::ProbeCandidatesByKind(candidates.data(), n, hash, maybe.data());
-  } else if (n != 0) {
-    StackScratch<const BlockedBloomView*, 32> views(n);
-    for (size_t j = 0; j < n; ++j) views[j] = &candidates[j]->filter;
-    ProbeEach(views.data(), n, hash, maybe.data());
-  }
-  if (v->any_own_filter) {
-    for (size_t j = 0; j < n; ++j) {
-      if (candidates[j]->step == FilterStep::kOwn) maybe[j] = candidates[j]->own->MayMatch(key, hash);
-    }
-  }
+  internal::ProbeCandidates(*v, candidates.data(), n, key, hash, maybe.data());
 
   // 3. The survivors, newest first, until one answers. Most absent keys
   // have none: then, unless their probes are counted, nothing to walk.
@@ -431,7 +279,7 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::Impl::MultiGet(
     for (size_t i = 0; i < n; ++i) {
       if (!keys[start + i].empty()) internal::PrefetchForRead(keys[start + i].data());
     }
-    KeyHashBatch(keys.data() + start, hashes, n);
+    KeyHashBatch(absl::MakeConstSpan(keys.data() + start, n), absl::MakeSpan(hashes, n));
 
     // 1. Every key's candidates, and their probes.
     uint32_t num_pairs = 0;
@@ -455,19 +303,12 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::Impl::MultiGet(
     // in flight; where the version has other kinds, each kind's likewise;
     // then the filters probed through their own readers.
     bool* pair_maybe = maybe.Get(num_pairs);
-    if (v->any_ribbon_filter || v->any_own_filter) {
-      internal::ProbePairsByKind(pair_files, view_hashes, num_pairs, pair_maybe);
-    } else if (num_pairs != 0) {
-      ProbePairs(views, view_hashes, num_pairs, pair_maybe);
-    }
+    internal::ProbeCandidatePairs(*v, pair_files, views, view_hashes, num_pairs, pair_maybe);
     if (v->any_own_filter) {
       for (size_t i = 0; i < n; ++i) {
         const KeyPlan& plan = plans[i];
-        for (uint32_t c = 0; c < plan.count; ++c) {
-          const FileMeta& file = *plan.files[c];
-          if (file.step != FilterStep::kOwn) continue;
-          pair_maybe[plan.first + c] = file.own->MayMatch(keys[start + i], hashes[i]);
-        }
+        internal::ProbeThroughReaders(plan.files, plan.count, keys[start + i], hashes[i],
+                                      pair_maybe + plan.first);
       }
     }
 

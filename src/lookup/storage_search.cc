@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "src/lookup/candidate_filters.h"
 #include "src/table/table_lookup.h"
 
 namespace lsmbloom {
@@ -26,7 +27,7 @@ struct Cursor {
 void SkipRuledOut(const KeySearch& s, Cursor* c, LocalCounts* counts) {
   for (; c->next < s.count; ++c->next) {
     const FileMeta& m = *s.files[c->next];
-    if (m.step == FilterStep::kNone) return;
+    if (!Filtered(m)) return;
     const bool ruled_out = !s.maybe[c->next];
     if (counts != nullptr) counts->AddProbe(m.level, ruled_out, m.predicted_fpr);
     if (!ruled_out) return;
@@ -123,7 +124,7 @@ void SearchInRounds(absl::Span<KeySearch> searches, BatchReadEngine engine, Loca
         status = TableLookup::GetFromBlock(table, block, s.key, s.hash, &c.reads, s.result);
       }
       const bool found = status.ok() && s.result->kind != LookupResult::Kind::kNotFound;
-      const bool filtered = m.step != FilterStep::kNone;
+      const bool filtered = Filtered(m);
       if (counts != nullptr) counts->AddSearch(m.level, c.reads, filtered && found, m.predicted_fpr);
       if (!status.ok()) {  // An error ends the lookup: never guess.
         s.status = FileSearchError(m, status);

@@ -45,7 +45,7 @@ void Version::Index(const LookupOptions& options) {
     }
   }
   const size_t from = common_prefix.size();
-  any_ribbon_filter = false;
+  any_other_batched = false;
   any_own_filter = false;
   any_unmapped = false;
   for (int level = 0; level < kNumLevels; ++level) {
@@ -63,22 +63,15 @@ void Version::Index(const LookupOptions& options) {
       m.smallest_prefix = OrderedPrefix8(m.smallest, from);
       m.largest_prefix = OrderedPrefix8(m.largest, from);
       const FilterProbe& probe = TableLookup::Probe(t);
-      const bool consulted = allowed && probe.kind != FilterProbe::Kind::kNone;
-      if (!consulted) {
-        m.step = FilterStep::kNone;
-      } else if (probe.kind == FilterProbe::Kind::kBlocked && probe.hash == HashSpec()) {
-        m.step = FilterStep::kBatch;
-      } else if (probe.kind == FilterProbe::Kind::kRibbon && probe.hash == HashSpec()) {
-        m.step = FilterStep::kRibbon;
-        m.own = &probe;
-        any_ribbon_filter = true;
-      } else {
-        m.step = FilterStep::kOwn;
-        m.own = &probe;
-        any_own_filter = true;
-      }
+      const bool consulted = allowed && probe.kind != FilterKind::kNone;
+      m.kind = consulted ? probe.kind : FilterKind::kNone;
+      m.batched = consulted && probe.batched();
+      const bool batched_blocked = m.batched && m.kind == FilterKind::kBlockedBloom;
+      if (consulted && !batched_blocked) m.own = &probe;
+      if (m.batched && m.kind != FilterKind::kBlockedBloom) any_other_batched = true;
+      if (consulted && !m.batched) any_own_filter = true;
       m.predicted_fpr = consulted ? probe.reader->predicted_fpr() : 0;
-      m.filter = m.step == FilterStep::kBatch ? probe.blocked : kMatchAllView;
+      m.filter = batched_blocked ? probe.blocked : kMatchAllView;
       m.level = level;
       m.table = f.table.get();
       m.file_number = f.file_number;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/lookup/lookup.h"
@@ -21,17 +22,6 @@
 namespace lsmbloom {
 namespace internal {
 
-// How a lookup consults a file's filter.
-enum class FilterStep : uint8_t {
-  kNone,    // Not at all: the file has no trusted whole-key filter, or the
-            // options skip its level.
-  kBatch,   // A blocked filter of the default HashSpec: FileMeta::filter,
-            // probed with every other candidate's in one call.
-  kRibbon,  // A Ribbon filter of the default HashSpec: FileMeta::own->ribbon,
-            // probed with every other Ribbon candidate's in one call.
-  kOwn,     // Any other filter: through *FileMeta::own, after the others.
-};
-
 // One file as a lookup sees it. What candidate selection and the filter
 // probe read comes first and fits one cache line; the full bounds are read
 // only when 8-byte prefixes tie.
@@ -40,15 +30,21 @@ struct alignas(64) FileMeta {
   // big-endian, zero-padded.
   uint64_t smallest_prefix = 0;
   uint64_t largest_prefix = 0;
-  // For kBatch, a copy of the file's blocked filter geometry, valid while
-  // the table is; otherwise a filter that matches every key, so that a
-  // lookup probes all its candidates in one call alike.
+  // For a batched blocked Bloom filter, a copy of its view, valid while the
+  // table is; otherwise a filter that matches every key, so that a lookup
+  // probes all its candidates in one call alike.
   BlockedBloomView filter;
-  FilterStep step = FilterStep::kNone;
+  // The kind of the file's filter as lookups consult it: kNone when they do
+  // not (no trusted whole-key filter, or the options skip its level).
+  FilterKind kind = FilterKind::kNone;
+  // Probed with the other candidates of its kind in one call
+  // (FilterProbe::batched: `filter` above, or own->ribbon); else through
+  // *own, after the batches.
+  bool batched = false;
   int level = 0;
   const Table* table = nullptr;  // The TableFile's table, without the two hops.
-  // kRibbon and kOwn: the table's filter probe (TableLookup::Probe); else
-  // null.
+  // Any filter but a batched blocked Bloom one: the table's filter probe
+  // (TableLookup::Probe); else null.
   const FilterProbe* own = nullptr;
   // The filter's predicted FPR when lookups consult it, else 0: what the
   // counters expect of each check.
@@ -72,11 +68,11 @@ struct Version {
   // Level 0 newest first; levels >= 1 by smallest key.
   std::array<std::vector<TableFile>, kNumLevels> levels;
   int last_nonempty_level = -1;
-  // Some file's filter is a Ribbon filter (FilterStep::kRibbon), or is
-  // probed through its own reader (kOwn): lookups then look at each
-  // candidate's step; otherwise they need not touch a candidate's FileMeta
-  // before the batch probe does.
-  bool any_ribbon_filter = false;
+  // Some file's filter is batched with a kind other than blocked Bloom, or
+  // is probed through its own reader (not batched): lookups then look at
+  // each candidate's kind (candidate_filters.h); otherwise they need not
+  // touch a candidate's FileMeta before the batch probe does.
+  bool any_other_batched = false;
   bool any_own_filter = false;
   // Some file is read from storage (not mapped): MultiGet then reads data
   // blocks in rounds (storage_search.h).
@@ -127,6 +123,15 @@ struct Version {
   size_t SearchLevels(std::string_view key, uint64_t key_prefix, const FileMeta** out,
                       RangeSkips* skips) const;
 };
+
+// Applies `edit` to `version`'s levels (version_edit.cc): removes, then
+// adds, each checked (InvalidArgument for a level out of range, a file not
+// there to remove, a file number already in the set, or files that overlap
+// in a sorted level; DataLoss for a table whose unique id or size is not
+// the one expected), then sorts level 0 newest first and the others by
+// smallest key, and sets last_nonempty_level. On error `version` is left
+// part-edited: apply to a copy. The caller then calls version->Index.
+absl::Status ApplyEdit(const VersionEdit& edit, Version* version);
 
 }  // namespace internal
 }  // namespace lsmbloom

@@ -44,7 +44,7 @@ std::string_view SeekKey(std::string_view user_key, char (&buf)[kSeekKeyBuffer],
 
 TableStats TableCounters::Snapshot() const {
   TableStats s;
-  s.filter_checked = filter_checked.load(std::memory_order_relaxed);
+  s.filters_checked = filters_checked.load(std::memory_order_relaxed);
   s.filter_ruled_out = filter_ruled_out.load(std::memory_order_relaxed);
   s.filter_positive = filter_positive.load(std::memory_order_relaxed);
   s.filter_true_positive = filter_true_positive.load(std::memory_order_relaxed);

@@ -30,7 +30,7 @@ namespace internal {
 
 // Filter outcomes and reads of one table; relaxed.
 struct TableCounters {
-  std::atomic<uint64_t> filter_checked{0};
+  std::atomic<uint64_t> filters_checked{0};
   std::atomic<uint64_t> filter_ruled_out{0};
   std::atomic<uint64_t> filter_positive{0};
   std::atomic<uint64_t> filter_true_positive{0};
@@ -39,7 +39,7 @@ struct TableCounters {
   TableStats Snapshot() const;
   // Counts one filter answer; returns `maybe`.
   bool CountFilterAnswer(bool maybe) {
-    filter_checked.fetch_add(1, std::memory_order_relaxed);
+    filters_checked.fetch_add(1, std::memory_order_relaxed);
     if (!maybe) filter_ruled_out.fetch_add(1, std::memory_order_relaxed);
     return maybe;
   }

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "lsmbloom/filter/ribbon.h"
-#include "src/filter/ribbon_reference.h"
+#include "src/filter/ribbon/ribbon_reference.h"
 #include "tests/fuzz/probe_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

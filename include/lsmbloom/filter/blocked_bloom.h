@@ -47,6 +47,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "lsmbloom/filter/blocked_bloom_options.h"
+#include "lsmbloom/filter/filter_kind.h"
 #include "lsmbloom/filter/key_hash.h"
 
 namespace lsmbloom {
@@ -55,7 +56,7 @@ class HashBuffer;  // The builder's store of hashes (src/filter/hash_buffer.h).
 }  // namespace internal
 
 // The shape of one filter, as planned or as read from its header.
-struct FilterGeometry {
+struct BlockedBloomGeometry {
   uint64_t num_keys = 0;    // Hashes added (adjacent repeats dropped).
   uint64_t num_blocks = 0;  // 64-byte blocks; 0 exactly when num_keys is 0.
   int num_probes = 1;       // k.
@@ -73,7 +74,7 @@ struct FilterGeometry {
 // The geometry Finish() would choose for `num_keys` keys. Allocates
 // nothing, so it answers for any n; fails if the filter would need more than
 // 2^32 blocks (256 GiB).
-absl::StatusOr<FilterGeometry> PlanFilter(uint64_t num_keys, const BlockedBloomOptions& options);
+absl::StatusOr<BlockedBloomGeometry> PlanBlockedBloom(uint64_t num_keys, const BlockedBloomOptions& options);
 
 // Collects keys and produces one serialized filter.
 //
@@ -111,12 +112,12 @@ class BlockedBloomBuilder {
     *next_++ = hash;
   }
 
-  // AddHash of hashes[0, n) in order, in one call: for hashes computed
+  // AddHash of every hash of `hashes` in order, in one call: for hashes computed
   // together, by KeyHashBatch or by KeyHashInline (key_hash-inl.h) in a
   // caller's loop. The fastest way to add keys: hashing 64 fixed-size keys
   // inline, then adding them here, measured as fast as hashing and adding
   // in one inlined loop (docs/PERFORMANCE.md).
-  void AddHashes(const uint64_t* hashes, size_t n);
+  void AddHashes(absl::Span<const uint64_t> hashes);
 
   // Hashes buffered so far: the count the filter will be sized from.
   size_t num_buffered() const;
@@ -182,18 +183,12 @@ void BlockedBloomBuilder::AddKeys(const KeyRange& keys) {
 }
 
 // What a probe needs, in one small value: for the per-target probes of
-// blocked_bloom-inl.h and for ProbeEach/ProbePairs below, which probe many
+// blocked_bloom-inl.h and for BlockedBloomProbeEach/BlockedBloomProbePairs below, which probe many
 // filters side by side. Valid while the reader's bytes are.
 struct BlockedBloomView {
   const uint8_t* bits = nullptr;  // num_blocks * 64 bytes.
   uint64_t num_blocks = 0;        // 0: an empty filter, which matches nothing.
   int num_probes = 1;             // k.
-};
-
-struct FilterReadOptions {
-  // Verify the checksum of the bits at Open (one pass over them). Turn off
-  // only when an outer layer has verified the same bytes.
-  bool verify_checksum = true;
 };
 
 // Answers membership queries on serialized filter bytes, without copying
@@ -227,12 +222,12 @@ class BlockedBloomReader {
   void MayMatchBatch(absl::Span<const uint64_t> hashes, absl::Span<bool> out) const;
 
   // For probing without a call per key (blocked_bloom-inl.h) and for
-  // ProbeEach/ProbePairs.
+  // BlockedBloomProbeEach/BlockedBloomProbePairs.
   BlockedBloomView view() const {
     return BlockedBloomView{bits_, geometry_.num_blocks, geometry_.num_probes};
   }
 
-  const FilterGeometry& geometry() const { return geometry_; }
+  const BlockedBloomGeometry& geometry() const { return geometry_; }
   // The format version in the filter's header (docs/FORMAT.md).
   int format_version() const { return format_version_; }
   // The block `hash` selects (docs/FORMAT.md), for inspection.
@@ -249,7 +244,7 @@ class BlockedBloomReader {
                                 bool);
   BlockedBloomReader() = default;
 
-  FilterGeometry geometry_;
+  BlockedBloomGeometry geometry_;
   int format_version_ = 0;
   const uint8_t* bits_ = nullptr;
   // Kernels resolved once per reader, never per probe or per batch.
@@ -264,17 +259,19 @@ class BlockedBloomReader {
   uint64_t probed_blocks_ = 1;
 };
 
-// out[i] = whether `hash` may be in filters[i], for n filters whose
+// out[i] = whether `hash` may be in *filters[i], for filters whose
 // HashSpec the hash was computed with: one call, with the blocks of the
 // next filters fetched while one is probed, so the cache misses of a lookup
 // across many files overlap instead of following one another.
-void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out);
+// REQUIRES: out.size() == filters.size().
+void BlockedBloomProbeEach(absl::Span<const BlockedBloomView* const> filters, uint64_t hash,
+                           absl::Span<bool> out);
 
 // out[i] = whether hashes[i] may be in *filters[i]: the (key, file) pairs of
 // a batch of lookups, probed in one call with the blocks of many pairs in
-// flight at once.
-void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
-                bool* out);
+// flight at once. REQUIRES: the three sizes are equal.
+void BlockedBloomProbePairs(absl::Span<const BlockedBloomView* const> filters,
+                            absl::Span<const uint64_t> hashes, absl::Span<bool> out);
 
 }  // namespace lsmbloom
 

@@ -30,7 +30,7 @@ struct BlockedBloomOptions {
 };
 
 // InvalidArgument naming the bad field, or OK.
-absl::Status ValidateOptions(const BlockedBloomOptions& options);
+absl::Status ValidateBlockedBloomOptions(const BlockedBloomOptions& options);
 
 }  // namespace lsmbloom
 

@@ -37,6 +37,9 @@
 #include "lsmbloom/filter/key_hash.h"
 
 namespace lsmbloom {
+namespace internal {
+struct FilterProbe;  // How lookups probe a reader (src/filter/filter_probe.h).
+}  // namespace internal
 
 // Collects the keys of one filter. Call order: (AddKey | AddHash)* Finish,
 // once.
@@ -80,6 +83,13 @@ class FilterReader {
   // would differ with each includer's target flags.)
   virtual double bits_per_key() const;
   virtual double predicted_fpr() const;
+
+ private:
+  friend struct internal::FilterProbe;
+  // The library's own: how lookups across many tables probe this filter.
+  // The built-in kinds hand over their bits to be probed in batches; any
+  // other reader, left as it is, is probed through this interface.
+  virtual void DescribeProbe(internal::FilterProbe* probe) const;
 };
 
 class FilterPolicy {
@@ -100,7 +110,7 @@ inline constexpr char kClassicBloomPolicyName[] = "lsmbloom.ClassicBloom.v1";
 
 // The cache-line-blocked Bloom filter (kBlockedBloomPolicyName). Its reader
 // verifies the filter's own header and checksums. InvalidArgument, naming
-// the field, if ValidateOptions(options) fails.
+// the field, if ValidateBlockedBloomOptions(options) fails.
 absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewBlockedBloomPolicy(
     const BlockedBloomOptions& options);
 

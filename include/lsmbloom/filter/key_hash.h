@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "absl/types/span.h"
+
 namespace lsmbloom {
 
 // The hash functions a filter can declare. The value is stored in the filter.
@@ -41,8 +43,8 @@ struct HashSpec {
 // KeyHashInline (key_hash-inl.h).
 __attribute__((pure)) uint64_t KeyHash(std::string_view key, const HashSpec& spec = HashSpec());
 
-// Hashes `n` keys into `out[0, n)`. Same result as calling KeyHash on each.
-void KeyHashBatch(const std::string_view* keys, uint64_t* out, size_t n,
+// out[i] = KeyHash(keys[i], spec). REQUIRES: out.size() == keys.size().
+void KeyHashBatch(absl::Span<const std::string_view> keys, absl::Span<uint64_t> out,
                   const HashSpec& spec = HashSpec());
 
 }  // namespace lsmbloom

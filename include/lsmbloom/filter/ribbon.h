@@ -5,7 +5,7 @@
 // filter needs 10 (the bound is log2(100) = 6.64). Each key is one linear
 // equation over GF(2) in a band of 128 slots; the builder solves the system
 // (Gaussian elimination as keys arrive, then back-substitution) and stores the
-// solution, r or r + 1 bits per slot (ribbon_layout.h, docs/FORMAT.md). It
+// solution, r or r + 1 bits per slot (docs/FORMAT.md, "Ribbon filter"). It
 // costs more to build than a Bloom filter, and a query reads 2-4 adjacent
 // cache lines instead of one.
 //
@@ -50,32 +50,14 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "lsmbloom/filter/filter_kind.h"
 #include "lsmbloom/filter/key_hash.h"
-#include "lsmbloom/filter/ribbon_layout.h"
+#include "lsmbloom/filter/ribbon_options.h"
 
 namespace lsmbloom {
 namespace internal {
 class HashBuffer;  // The builder's store of hashes (src/filter/hash_buffer.h).
 }  // namespace internal
-
-struct RibbonOptions {
-  // Solution bits per distinct key, in [1.1, 34]; fractional values are
-  // fine (7.05 means 7.05). Ignored when target_fpr is set.
-  double bits_per_key = 7.0;
-  // If > 0, the builder picks the smallest filter whose predicted FPR
-  // (ribbon_math.h, dependent keys included) is at most this. In
-  // [1e-9, 0.5].
-  double target_fpr = 0.0;
-  // The hash that places keys; stored in the filter.
-  HashSpec hash;
-
-  // Out of line, as every constructor of a public type holding floating
-  // point is (tests/public_headers_odr_test.sh).
-  RibbonOptions();
-};
-
-// InvalidArgument naming the bad field, or OK.
-absl::Status ValidateRibbonOptions(const RibbonOptions& options);
 
 // The shape of one Ribbon filter, as planned or as read from its header.
 struct RibbonGeometry {
@@ -88,12 +70,15 @@ struct RibbonGeometry {
   // saturated stretch (RibbonBuilder::Finish); 0 when banding showed none,
   // and then the model's value applies (ribbon_math.h).
   uint32_t measured_dependent = 0;
-  // Which start multiplier lays keys out (ribbon_layout.h); 0 unless the
+  // Which start multiplier lays keys out (docs/FORMAT.md); 0 unless the
   // band saturated with the layouts before it.
   uint8_t layout_seed = 0;
   HashSpec hash;
 
-  uint64_t num_slots() const { return num_segments * internal::kRibbonSegmentSlots; }
+  // Slots per segment (docs/FORMAT.md, "Ribbon filter").
+  static constexpr uint64_t kSegmentSlots = 64;
+
+  uint64_t num_slots() const { return num_segments * kSegmentSlots; }
   // Possible start slots; 0 for an empty filter.
   uint64_t num_starts() const { return num_segments == 0 ? 0 : num_slots() - 127; }
   uint64_t solution_words() const {
@@ -106,8 +91,9 @@ struct RibbonGeometry {
   double bits_per_key() const;
   // Fraction of keys (of start slots) in segments with r + 1 columns.
   double upper_fraction() const;
-  // d of the FPR model: measured_dependent if set, else
-  // RibbonDependentFraction at this geometry's slack.
+  // d of the FPR model (ribbon_math.h): measured_dependent if set, else the
+  // model's value for a band of this geometry's slack without a saturated
+  // stretch.
   double dependent_fraction() const;
   // The model's FPR at this geometry (ribbon_math.h); 0 for an empty filter.
   double predicted_fpr() const;
@@ -194,7 +180,8 @@ class RibbonReader {
   // bytes, and both checksums. DataLoss (corrupt or truncated) or
   // InvalidArgument (a version, hash or width this build does not know),
   // saying what is wrong; never reads outside `filter`.
-  static absl::StatusOr<RibbonReader> Open(std::string_view filter, bool verify_checksum = true);
+  static absl::StatusOr<RibbonReader> Open(std::string_view filter,
+                                          const FilterReadOptions& options = FilterReadOptions());
 
   // False only if `key` was certainly not added.
   bool MayMatch(std::string_view key) const { return MayMatchHash(KeyHash(key, geometry_.hash)); }
@@ -213,7 +200,8 @@ class RibbonReader {
 
   const RibbonView& view() const { return view_; }
   const RibbonGeometry& geometry() const { return geometry_; }
-  int format_version() const { return 1; }
+  // The format version in the filter's header (docs/FORMAT.md).
+  int format_version() const { return format_version_; }
   // The solution words (for inspection).
   std::string_view solution() const {
     return std::string_view(reinterpret_cast<const char*>(view_.words),
@@ -226,6 +214,7 @@ class RibbonReader {
   RibbonReader() = default;
 
   RibbonGeometry geometry_;
+  int format_version_ = 0;
   RibbonView view_;
   // Kernels resolved once per reader, never per probe or per batch.
   ProbeOneFn probe_one_ = nullptr;
@@ -233,18 +222,21 @@ class RibbonReader {
   bool prefetch_ = false;
 };
 
-// out[i] = whether `hash` may be in *filters[i], for n filters whose
-// HashSpec the hash was computed with (ProbeEach of blocked_bloom.h for
+// out[i] = whether `hash` may be in *filters[i], for filters whose
+// HashSpec the hash was computed with (BlockedBloomProbeEach of blocked_bloom.h for
 // Ribbon filters): one call, the cache lines of every filter of a group of
 // 32 requested before any of the group is probed, so the misses of a lookup
 // across many files overlap. The views are RibbonReader::view()s; an empty
 // filter's answers no.
-void RibbonProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out);
+// REQUIRES: out.size() == filters.size().
+void RibbonProbeEach(absl::Span<const RibbonView* const> filters, uint64_t hash,
+                     absl::Span<bool> out);
 
 // out[i] = whether hashes[i] may be in *filters[i]: the (key, file) pairs of
-// a batch of lookups, in one call, in groups of 32 as above.
-void RibbonProbePairs(const RibbonView* const* filters, const uint64_t* hashes, size_t n,
-                      bool* out);
+// a batch of lookups, in one call, in groups of 32 as above. REQUIRES: the
+// three sizes are equal.
+void RibbonProbePairs(absl::Span<const RibbonView* const> filters,
+                      absl::Span<const uint64_t> hashes, absl::Span<bool> out);
 
 }  // namespace lsmbloom
 

@@ -28,7 +28,8 @@
 // smaller (or, at fixed bits/key, more accurate) filter, and otherwise
 // measures d on sampled absent equations and records it in the filter,
 // sizing the columns for it. So a filter's d is the model's small value
-// below, or its own measured one (RibbonGeometry::dependent_fraction).
+// of a band without one, or its own measured one
+// (RibbonGeometry::dependent_fraction).
 // Standard (non-homogeneous) Ribbon has d = 0 but fails to build where this
 // variant only loses a little accuracy.
 
@@ -38,18 +39,6 @@
 #include <cstdint>
 
 namespace lsmbloom {
-
-// The smallest slot overhead e the builder uses for `num_keys` keys:
-// num_slots is about (1 + e) * num_keys (at least 128, a multiple of 64).
-// PlanRibbon tries e up to 0.06 more, in steps of 0.005, and keeps the
-// smallest filter meeting a target FPR (more slack pays only for targets
-// near d), or the lowest predicted FPR for a given bits/key.
-double RibbonSlotOverhead(uint64_t num_keys);
-
-// Expected fraction d of absent keys whose equation depends on those of
-// `num_keys` added keys, in a band of (1 + overhead) * num_keys slots with
-// no saturated stretch.
-double RibbonDependentFraction(uint64_t num_keys, double overhead);
 
 // The FPR formula above. REQUIRES: 1 <= num_columns <= 32, 0 <= u, d <= 1.
 double RibbonFpr(int num_columns, double upper_fraction, double dependent_fraction);

@@ -1,4 +1,5 @@
 // The Ribbon filter (ribbon.h) as a FilterPolicy, so tables can carry it.
+// Part of the core API: it carries the options, not the filter's layout.
 //
 // Tables record the policy's name, kRibbonPolicyName, with the filter; a
 // table reader loads Ribbon filters with the built-in policies
@@ -14,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "lsmbloom/filter/filter_policy.h"
-#include "lsmbloom/filter/ribbon.h"
+#include "lsmbloom/filter/ribbon_options.h"
 
 namespace lsmbloom {
 

@@ -58,8 +58,9 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "lsmbloom/filter/blocked_bloom_options.h"
+#include "lsmbloom/filter/filter_kind.h"
 #include "lsmbloom/filter/filter_policy.h"
-#include "lsmbloom/filter/ribbon.h"
+#include "lsmbloom/filter/ribbon_options.h"
 #include "lsmbloom/lookup/lookup.h"
 
 namespace lsmbloom {
@@ -82,12 +83,6 @@ struct LevelFilterShape {
   LevelFilterShape(uint64_t num_keys, double checks);
 };
 
-enum class FilterKind {
-  kNone,          // No filter: every check reads a data block.
-  kBlockedBloom,  // NewBlockedBloomPolicy(bloom).
-  kRibbon,        // NewRibbonPolicy(ribbon).
-};
-
 // What the allocation minimises, per absent-key lookup.
 enum class FilterObjective {
   // sum_i c_i * FPR_i: false-positive data-block reads.
@@ -98,8 +93,8 @@ enum class FilterObjective {
   kLookupTime,
 };
 
-// How the budget may choose filters. The defaults (Bloom only, fewest
-// false-positive reads) are what the functions without options do.
+// How the budget may choose filters. The defaults: Bloom only, fewest
+// false-positive reads.
 struct FilterBudgetOptions {
   // The kinds any level may get (at least one).
   bool allow_bloom = true;
@@ -111,15 +106,12 @@ struct FilterBudgetOptions {
   int ribbon_from_level = -1;
   FilterObjective objective = FilterObjective::kFalsePositiveReads;
   // Costs for kLookupTime, in ns: one filter probe of each kind and one
-  // false-positive read (a data block searched in vain). The defaults were
-  // measured on an AMD EPYC VM at 10^6 keys, files mapped and page-cached
-  // (lookup_bench's BudgetedTime, docs/PERFORMANCE.md, "Filter memory
-  // across levels"): a read from absent-key Get without filters against
-  // filters that almost never err, a Ribbon probe from Ribbon against Bloom
-  // at 10 bits/key (both kinds probed in batches), a Bloom probe as
-  // ribbon_bench's. With them Ribbon rarely pays where tables are cached;
-  // through pread a read cost 2.9 us there, and Ribbon took the two lower
-  // levels. Measure your own: reads from storage cost far more.
+  // false-positive read (a data block searched in vain). The defaults are
+  // a tuned probe's cost at 10 bits/key and a data block read from a
+  // mapped, page-cached file (docs/PERFORMANCE.md, "Filter memory across
+  // levels", has the measurements). A store whose tables are read from
+  // storage must give its own read cost (MeasureFalsePositiveReadNanos):
+  // there a read costs far more, and Ribbon pays in more levels.
   double bloom_probe_ns = 3;
   double ribbon_probe_ns = 11;
   double false_positive_read_ns = 225;
@@ -136,7 +128,8 @@ struct LevelFilterAllocation {
   int num_probes = 0;
   // Predicted FPR of one of the level's filters (1 without a filter).
   double fpr = 1;
-  // Which filter, and its options: `bloom` is set for kBlockedBloom,
+  // Which filter (the budget chooses kNone, kBlockedBloom or kRibbon), and
+  // its options: `bloom` is set for kBlockedBloom,
   // `ribbon` for kRibbon (bits_per_key as above, no target FPR), the other
   // left at its defaults. FilterPolicyFor builds the policy.
   FilterKind kind = FilterKind::kNone;
@@ -154,8 +147,8 @@ struct FilterAllocation {
   // sum_i c_i * FPR_i: expected false-positive data-block reads per
   // absent-key lookup.
   double expected_cost = 0;
-  // The kLookupTime objective, with the options' costs (the defaults' for
-  // the functions without options), in ns per absent-key lookup.
+  // The kLookupTime objective, with the options' costs, in ns per
+  // absent-key lookup.
   double expected_time_ns = 0;
 
   FilterAllocation();
@@ -166,58 +159,51 @@ struct FilterAllocation {
   ~FilterAllocation();
 };
 
+// Each function below takes FilterBudgetOptions: the filter kinds a level
+// may get and the objective to choose by. The default options (Bloom only,
+// fewest false-positive reads) are the model above. MinimumFilterMemory's
+// target is in the objective's units: false-positive reads, or ns for
+// kLookupTime. Besides the errors each names: InvalidArgument if no kind
+// is allowed, ribbon_from_level is below -1, or a cost is negative or not
+// finite (the read's must be positive).
+
 // The allocation of at most `budget_bytes` of filter memory that minimises
 // the expected cost above. Bits/key never exceed 30 (FPR about 1e-5):
 // memory beyond that is left unspent. InvalidArgument if `levels` is empty,
 // no level has both keys and checks, a check count is negative or not
 // finite, or the budget is not positive and finite.
-absl::StatusOr<FilterAllocation> AllocateFilterMemory(absl::Span<const LevelFilterShape> levels,
-                                                      double budget_bytes);
+absl::StatusOr<FilterAllocation> AllocateFilterMemory(
+    absl::Span<const LevelFilterShape> levels, double budget_bytes,
+    const FilterBudgetOptions& options = FilterBudgetOptions());
 
 // The same with the budget given as an average: avg_bits_per_key times the
 // keys of the levels that have checks, the memory uniform bits/key would
 // use.
-absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(absl::Span<const LevelFilterShape> levels,
-                                                          double avg_bits_per_key);
+absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(
+    absl::Span<const LevelFilterShape> levels, double avg_bits_per_key,
+    const FilterBudgetOptions& options = FilterBudgetOptions());
 
-// Every level at `bits_per_key` (today's behaviour), for comparison.
-// InvalidArgument as above, or unless bits_per_key is in [0.1, 30] or 0.
-absl::StatusOr<FilterAllocation> UniformFilterAllocation(absl::Span<const LevelFilterShape> levels,
-                                                         double bits_per_key);
+// Every level at `bits_per_key` (today's behaviour), for comparison: each
+// level gets the kind the options allow (Ribbon where both are).
+// InvalidArgument as above, or unless bits_per_key is 0 or in [0.1, 30]
+// ([1.1, 30] for the Ribbon levels).
+absl::StatusOr<FilterAllocation> UniformFilterAllocation(
+    absl::Span<const LevelFilterShape> levels, double bits_per_key,
+    const FilterBudgetOptions& options = FilterBudgetOptions());
 
 // The inverse: the allocation of least memory (to within 0.1%) whose
 // expected cost is at most `target_cost`. InvalidArgument for bad levels,
 // a target that is not positive and finite, or one below what 30 bits/key
 // everywhere reaches.
-absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilterShape> levels,
-                                                     double target_cost);
+absl::StatusOr<FilterAllocation> MinimumFilterMemory(
+    absl::Span<const LevelFilterShape> levels, double target_cost,
+    const FilterBudgetOptions& options = FilterBudgetOptions());
 
 // The expected cost (above) of filters with the given bits/key per level
 // (0: no filter), k chosen by the model. REQUIRES: the spans have equal
 // sizes; each bits/key is 0 or in [0.1, 1000].
 double ExpectedFalsePositiveReads(absl::Span<const LevelFilterShape> levels,
                                   absl::Span<const double> bits_per_key);
-
-// The functions above with filter kinds and an objective to choose by
-// (FilterBudgetOptions). MinimumFilterMemory's target is in the
-// objective's units: false-positive reads, or ns for kLookupTime.
-// InvalidArgument as above, or if no kind is allowed, ribbon_from_level is
-// below -1, or a cost is negative or not finite (the read's must be
-// positive). UniformFilterAllocation gives each level the kind the options
-// allow (Ribbon where both are) at `bits_per_key`, which must then be 0 or
-// in [1.1, 30] for the Ribbon levels.
-absl::StatusOr<FilterAllocation> AllocateFilterMemory(absl::Span<const LevelFilterShape> levels,
-                                                      double budget_bytes,
-                                                      const FilterBudgetOptions& options);
-absl::StatusOr<FilterAllocation> AllocateFilterBitsPerKey(absl::Span<const LevelFilterShape> levels,
-                                                          double avg_bits_per_key,
-                                                          const FilterBudgetOptions& options);
-absl::StatusOr<FilterAllocation> UniformFilterAllocation(absl::Span<const LevelFilterShape> levels,
-                                                         double bits_per_key,
-                                                         const FilterBudgetOptions& options);
-absl::StatusOr<FilterAllocation> MinimumFilterMemory(absl::Span<const LevelFilterShape> levels,
-                                                     double target_cost,
-                                                     const FilterBudgetOptions& options);
 
 // The policy to write a level's tables with: null for kNone, else
 // NewBlockedBloomPolicy(level.bloom) or NewRibbonPolicy(level.ribbon).

@@ -52,7 +52,7 @@ struct LookupResult {
 // What this table's own Get() found (a TableSet counts its lookups in its
 // own stats, not here). A snapshot.
 struct TableStats {
-  uint64_t filter_checked = 0;        // Lookups the filter answered,
+  uint64_t filters_checked = 0;        // Lookups the filter answered,
   uint64_t filter_ruled_out = 0;      // ... with a certain "no",
   uint64_t filter_positive = 0;       // ... with "maybe",
   uint64_t filter_true_positive = 0;  // ... "maybe", and the key was there.

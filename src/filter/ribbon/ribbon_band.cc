@@ -1,14 +1,14 @@
 // The Ribbon builder's linear algebra: banding (Gaussian elimination as
 // equations arrive), measuring d, and back-substitution (ribbon_band.h).
 
-#include "src/filter/ribbon_band.h"
+#include "src/filter/ribbon/ribbon_band.h"
 
 #include <algorithm>
 #include <cmath>
 #include <utility>
 #include <vector>
 
-#include "lsmbloom/filter/ribbon_layout.h"
+#include "src/filter/ribbon/ribbon_layout.h"
 #include "src/util/coding.h"
 
 namespace lsmbloom {

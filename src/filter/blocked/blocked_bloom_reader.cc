@@ -2,16 +2,17 @@
 
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/blocked_bloom_layout.h"
-#include "src/filter/filter_format.h"
+#include "src/filter/blocked/blocked_bloom_format.h"
 #include "src/filter/key_hash_short.h"
-#include "src/filter/reference_kernels.h"
-#include "src/filter/simd_kernels.h"
+#include "src/filter/blocked/blocked_bloom_reference.h"
+#include "src/filter/blocked/blocked_bloom_kernels.h"
+#include "src/filter/simd_dispatch.h"
 
 namespace lsmbloom {
 
 absl::StatusOr<BlockedBloomReader> BlockedBloomReader::Open(std::string_view filter,
                                                             const FilterReadOptions& options) {
-  absl::StatusOr<FilterGeometry> geometry = internal::DecodeFilter(filter, options.verify_checksum);
+  absl::StatusOr<BlockedBloomGeometry> geometry = internal::DecodeFilter(filter, options.verify_checksum);
   if (!geometry.ok()) return geometry.status();
   BlockedBloomReader reader;
   reader.geometry_ = *geometry;
@@ -42,15 +43,6 @@ void BlockedBloomReader::MayMatchBatch(absl::Span<const uint64_t> hashes,
   // An empty filter's batch probes its one empty block, as MayMatchHash does.
   probe_batch_(probed_bits_, probed_blocks_, geometry_.num_probes, hashes.data(), hashes.size(),
                out.data(), prefetch_);
-}
-
-void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out) {
-  internal::ProbeEach(filters, n, hash, out);
-}
-
-void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
-                bool* out) {
-  internal::ProbePairs(filters, hashes, n, out);
 }
 
 }  // namespace lsmbloom

@@ -13,12 +13,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/filter/ribbon.h"
-#include "lsmbloom/filter/ribbon_layout.h"
+#include "src/filter/ribbon/ribbon_layout.h"
 #include "lsmbloom/filter/ribbon_math.h"
+#include "src/filter/ribbon/ribbon_slack.h"
 #include "src/filter/hash_buffer.h"
 #include "src/filter/huge_pages.h"
-#include "src/filter/ribbon_band.h"
-#include "src/filter/ribbon_format.h"
+#include "src/filter/ribbon/ribbon_band.h"
+#include "src/filter/ribbon/ribbon_format.h"
 
 namespace lsmbloom {
 

@@ -1,4 +1,5 @@
 #include "lsmbloom/filter/ribbon_math.h"
+#include "src/filter/ribbon/ribbon_slack.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "src/filter/reference_kernels.h"
+#include "src/filter/blocked/blocked_bloom_reference.h"
 
 
 namespace lsmbloom {

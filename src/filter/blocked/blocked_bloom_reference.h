@@ -3,8 +3,8 @@
 // It defines what every SIMD kernel must reproduce bit for bit; tests compare
 // each compiled Highway target against it. It is also the HWY_SCALAR target.
 
-#ifndef LSMBLOOM_SRC_FILTER_REFERENCE_KERNELS_H_
-#define LSMBLOOM_SRC_FILTER_REFERENCE_KERNELS_H_
+#ifndef LSMBLOOM_SRC_FILTER_BLOCKED_BLOCKED_BLOOM_REFERENCE_H_
+#define LSMBLOOM_SRC_FILTER_BLOCKED_BLOCKED_BLOOM_REFERENCE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -42,4 +42,4 @@ bool ReferenceProbe(const uint8_t* bits, uint64_t num_blocks, int num_probes, ui
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_SRC_FILTER_REFERENCE_KERNELS_H_
+#endif  // LSMBLOOM_SRC_FILTER_BLOCKED_BLOCKED_BLOOM_REFERENCE_H_

@@ -2,17 +2,20 @@
 #include <cassert>
 
 #include "lsmbloom/filter/ribbon.h"
-#include "src/filter/ribbon_format.h"
-#include "src/filter/ribbon_kernels.h"
-#include "src/filter/simd_kernels.h"
+#include "src/filter/ribbon/ribbon_format.h"
+#include "src/filter/ribbon/ribbon_layout.h"
+#include "src/filter/ribbon/ribbon_kernels.h"
+#include "src/filter/simd_dispatch.h"
 
 namespace lsmbloom {
 
-absl::StatusOr<RibbonReader> RibbonReader::Open(std::string_view filter, bool verify_checksum) {
-  absl::StatusOr<RibbonGeometry> geometry = internal::DecodeRibbon(filter, verify_checksum);
+absl::StatusOr<RibbonReader> RibbonReader::Open(std::string_view filter,
+                                                const FilterReadOptions& options) {
+  absl::StatusOr<RibbonGeometry> geometry = internal::DecodeRibbon(filter, options.verify_checksum);
   if (!geometry.ok()) return geometry.status();
   RibbonReader reader;
   reader.geometry_ = *geometry;
+  reader.format_version_ = internal::kRibbonFormatVersion;  // The only one Decode accepts.
   reader.view_.words =
       reinterpret_cast<const uint64_t*>(filter.data() + internal::kRibbonHeaderBytes);
   reader.view_.num_starts = geometry->num_starts();
@@ -34,15 +37,6 @@ void RibbonReader::MayMatchBatch(absl::Span<const uint64_t> hashes, absl::Span<b
     return;
   }
   probe_batch_(view_, hashes.data(), hashes.size(), out.data(), prefetch_);
-}
-
-void RibbonProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out) {
-  internal::RibbonProbeEach(filters, n, hash, out);
-}
-
-void RibbonProbePairs(const RibbonView* const* filters, const uint64_t* hashes, size_t n,
-                      bool* out) {
-  internal::RibbonProbePairs(filters, hashes, n, out);
 }
 
 }  // namespace lsmbloom

@@ -2,8 +2,8 @@
 // foreach_target.h.
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "src/filter/ribbon_kernels.cc"
-#include "src/filter/ribbon_kernels.h"
+#define HWY_TARGET_INCLUDE "src/filter/ribbon/ribbon_kernels.cc"
+#include "src/filter/ribbon/ribbon_kernels.h"
 
 #include <algorithm>
 #include <cstring>
@@ -11,8 +11,9 @@
 #include "hwy/cache_control.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
-#include "lsmbloom/filter/ribbon_layout.h"
-#include "src/filter/ribbon_reference.h"
+#include "src/filter/ribbon/ribbon_layout.h"
+#include "src/filter/ribbon/ribbon_reference.h"
+#include "src/filter/simd_dispatch.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace lsmbloom {
@@ -306,7 +307,7 @@ HWY_INLINE void ProbeMany(const RibbonView* const* filters, size_t n, const Hash
 #endif
 }
 
-void ProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out) {
+void ProbeEachKernel(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out) {
   // One key: its coefficients are the same in every filter.
   const RibbonCoeffs c = RibbonCoefficients(hash);
   ProbeMany(
@@ -314,7 +315,7 @@ void ProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* 
       out);
 }
 
-void ProbePairs(const RibbonView* const* filters, const uint64_t* hashes, size_t n, bool* out) {
+void ProbePairsKernel(const RibbonView* const* filters, const uint64_t* hashes, size_t n, bool* out) {
   ProbeMany(
       filters, n, [hashes](size_t i) HWY_ATTR { return hashes[i]; },
       [hashes](size_t i) HWY_ATTR { return RibbonCoefficients(hashes[i]); }, out);
@@ -332,32 +333,42 @@ namespace internal {
 
 HWY_EXPORT(ProbeOne);
 HWY_EXPORT(ProbeBatch);
-HWY_EXPORT(ProbeEach);
-HWY_EXPORT(ProbePairs);
+HWY_EXPORT(ProbeEachKernel);
+HWY_EXPORT(ProbePairsKernel);
+
+namespace {
+// The public batch probes' one hop, inlined into them (Highway's dispatch
+// table is named from inside this namespace).
+void DispatchProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out) {
+  HWY_DYNAMIC_DISPATCH(ProbeEachKernel)(filters, n, hash, out);
+}
+void DispatchProbePairs(const RibbonView* const* filters, const uint64_t* hashes, size_t n,
+                        bool* out) {
+  HWY_DYNAMIC_DISPATCH(ProbePairsKernel)(filters, hashes, n, out);
+}
+}  // namespace
 
 RibbonProbeOneFn ChosenRibbonProbeOne() {
-  // Before the first dispatch the table holds Highway's initialising
-  // trampoline; make sure the real choice has been made.
-  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
-  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
+  EnsureSimdTargetChosen();
   return &HWY_DYNAMIC_DISPATCH(ProbeOne);
 }
 
 RibbonProbeBatchFn ChosenRibbonProbeBatch() {
-  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
-  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
+  EnsureSimdTargetChosen();
   return &HWY_DYNAMIC_DISPATCH(ProbeBatch);
 }
 
-void RibbonProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out) {
-  HWY_DYNAMIC_DISPATCH(ProbeEach)(filters, n, hash, out);
-}
-
-void RibbonProbePairs(const RibbonView* const* filters, const uint64_t* hashes, size_t n,
-                      bool* out) {
-  HWY_DYNAMIC_DISPATCH(ProbePairs)(filters, hashes, n, out);
-}
-
 }  // namespace internal
+
+void RibbonProbeEach(absl::Span<const RibbonView* const> filters, uint64_t hash,
+                     absl::Span<bool> out) {
+  internal::DispatchProbeEach(filters.data(), filters.size(), hash, out.data());
+}
+
+void RibbonProbePairs(absl::Span<const RibbonView* const> filters,
+                      absl::Span<const uint64_t> hashes, absl::Span<bool> out) {
+  internal::DispatchProbePairs(filters.data(), hashes.data(), filters.size(), out.data());
+}
+
 }  // namespace lsmbloom
 #endif  // HWY_ONCE

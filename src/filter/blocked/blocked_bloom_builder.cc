@@ -6,17 +6,17 @@
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/blocked_bloom_layout.h"
 #include "lsmbloom/filter/bloom_math.h"
-#include "src/filter/filter_format.h"
+#include "src/filter/blocked/blocked_bloom_format.h"
 #include "src/filter/hash_buffer.h"
 #include "src/filter/huge_pages.h"
 #include "src/filter/key_hash_short.h"
-#include "src/filter/simd_kernels.h"
+#include "src/filter/blocked/blocked_bloom_kernels.h"
 
 namespace lsmbloom {
 
 BlockedBloomOptions::BlockedBloomOptions() = default;
 
-absl::Status ValidateOptions(const BlockedBloomOptions& options) {
+absl::Status ValidateBlockedBloomOptions(const BlockedBloomOptions& options) {
   if (options.target_fpr != 0.0 && !(options.target_fpr > 0.0 && options.target_fpr < 1.0)) {
     return absl::InvalidArgumentError(
         absl::StrCat("target_fpr must be in (0, 1) or 0 for unset, got ", options.target_fpr));
@@ -41,13 +41,13 @@ absl::Status ValidateOptions(const BlockedBloomOptions& options) {
   return absl::OkStatus();
 }
 
-uint64_t FilterGeometry::serialized_size() const { return internal::kHeaderBytes + bit_bytes(); }
+uint64_t BlockedBloomGeometry::serialized_size() const { return internal::kHeaderBytes + bit_bytes(); }
 
-double FilterGeometry::bits_per_key() const {
+double BlockedBloomGeometry::bits_per_key() const {
   return num_keys == 0 ? 0.0 : static_cast<double>(num_blocks) * kBlockBits / num_keys;
 }
 
-double FilterGeometry::predicted_fpr() const {
+double BlockedBloomGeometry::predicted_fpr() const {
   if (num_keys == 0) return 0.0;
   // Below 0.1 bits/key (possible only in a hand-made header) every probe
   // answers "maybe"; the model's sum would run for ages.
@@ -55,12 +55,12 @@ double FilterGeometry::predicted_fpr() const {
   return BlockedBloomFpr(bits_per_key(), num_probes);
 }
 
-absl::StatusOr<FilterGeometry> PlanFilter(uint64_t num_keys, const BlockedBloomOptions& options) {
-  absl::Status valid = ValidateOptions(options);
+absl::StatusOr<BlockedBloomGeometry> PlanBlockedBloom(uint64_t num_keys, const BlockedBloomOptions& options) {
+  absl::Status valid = ValidateBlockedBloomOptions(options);
   if (!valid.ok()) return valid;
   const double bits_per_key =
       options.target_fpr > 0.0 ? BitsPerKeyForFpr(options.target_fpr) : options.bits_per_key;
-  FilterGeometry g;
+  BlockedBloomGeometry g;
   g.hash = options.hash;
   g.num_keys = num_keys;
   g.num_probes = options.num_probes > 0 ? options.num_probes : OptimalBlockedProbes(bits_per_key);
@@ -77,7 +77,7 @@ absl::StatusOr<FilterGeometry> PlanFilter(uint64_t num_keys, const BlockedBloomO
 
 absl::StatusOr<BlockedBloomBuilder> BlockedBloomBuilder::Create(
     const BlockedBloomOptions& options) {
-  absl::Status valid = ValidateOptions(options);
+  absl::Status valid = ValidateBlockedBloomOptions(options);
   if (!valid.ok()) return valid;
   // Resolve bits/key and k once: the model behind them costs far more than
   // building a small filter, and every Finish would pay it again.
@@ -97,9 +97,10 @@ namespace {
 // Filters up to this size are set in insertion order, a block prefetched a
 // few keys ahead; the hashes of larger ones are grouped by their top bits so
 // that each group's writes stay within a window of the filter that fits in
-// cache (measured on a Zen 5: at 10^8 keys, 6.7 ns/key grouped against
-// 34 ns in insertion order; at 10^7, 6.9 ns in order against 9.6-11.7
-// grouped).
+// cache. The contract: the bytes are the same either way (the bits set do
+// not depend on the order); only the time differs, and grouping pays once
+// the filter is well beyond the last-level cache (docs/PERFORMANCE.md has
+// the measurements behind the threshold).
 constexpr double kGroupAboveBytes = 32 << 20;
 
 size_t GroupAboveHashes(const BlockedBloomOptions& resolved) {
@@ -150,8 +151,9 @@ void BlockedBloomBuilder::AddKeyChunk(const std::string_view* keys, size_t n) {
   AddEach(n, [keys, seed](size_t i) { return internal::KeyHashFast(keys[i], seed); });
 }
 
-void BlockedBloomBuilder::AddHashes(const uint64_t* hashes, size_t n) {
-  AddEach(n, [hashes](size_t i) { return hashes[i]; });
+void BlockedBloomBuilder::AddHashes(absl::Span<const uint64_t> hashes) {
+  const uint64_t* const data = hashes.data();
+  AddEach(hashes.size(), [data](size_t i) { return data[i]; });
 }
 
 void BlockedBloomBuilder::Refill() {
@@ -172,7 +174,7 @@ absl::StatusOr<std::string> BlockedBloomBuilder::Finish() {
   internal::HashBuffer hashes = std::move(*hashes_);
   *hashes_ = internal::HashBuffer(GroupAboveHashes(options_));  // Reset.
   has_last_hash_ = false;
-  absl::StatusOr<FilterGeometry> geometry = PlanFilter(hashes.size(), options_);
+  absl::StatusOr<BlockedBloomGeometry> geometry = PlanBlockedBloom(hashes.size(), options_);
   if (!geometry.ok()) return geometry.status();
   // Setting a bit twice changes nothing, so any order and any repeats give
   // the same bits. They are set in a buffer on a cache-line boundary, then
@@ -193,8 +195,7 @@ absl::StatusOr<std::string> BlockedBloomBuilder::Finish() {
   filter.resize(internal::kHeaderBytes);
   filter.append(reinterpret_cast<const char*>(aligned_bits.data()), bits_bytes);
   uint8_t* header = reinterpret_cast<uint8_t*>(&filter[0]);
-  uint8_t* bits = header + internal::kHeaderBytes;
-  internal::EncodeHeader(*geometry, bits, header);
+  internal::EncodeHeader(*geometry, header);
   return filter;
 }
 

@@ -4,13 +4,13 @@
 // its own target flags (popcnt for the parity under -mavx2, say) and one copy
 // would serve every caller (tests/public_headers_odr_test.sh).
 
-#ifndef LSMBLOOM_SRC_FILTER_RIBBON_REFERENCE_H_
-#define LSMBLOOM_SRC_FILTER_RIBBON_REFERENCE_H_
+#ifndef LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_REFERENCE_H_
+#define LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_REFERENCE_H_
 
 #include <cstdint>
 
 #include "lsmbloom/filter/ribbon.h"
-#include "lsmbloom/filter/ribbon_layout.h"
+#include "src/filter/ribbon/ribbon_layout.h"
 
 namespace lsmbloom {
 namespace internal {
@@ -47,4 +47,4 @@ inline bool RibbonMayMatch(const RibbonView& v, uint64_t hash) {
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_SRC_FILTER_RIBBON_REFERENCE_H_
+#endif  // LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_REFERENCE_H_

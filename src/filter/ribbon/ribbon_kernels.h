@@ -7,8 +7,8 @@
 // parities. Every target computes exactly internal::RibbonMayMatch
 // (ribbon_reference.h), the scalar reference; no Highway types appear here.
 
-#ifndef LSMBLOOM_SRC_FILTER_RIBBON_KERNELS_H_
-#define LSMBLOOM_SRC_FILTER_RIBBON_KERNELS_H_
+#ifndef LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_KERNELS_H_
+#define LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_KERNELS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -30,12 +30,7 @@ using RibbonProbeBatchFn = void (*)(const RibbonView& view, const uint64_t* hash
 RibbonProbeOneFn ChosenRibbonProbeOne();
 RibbonProbeBatchFn ChosenRibbonProbeBatch();
 
-// RibbonProbeEach and RibbonProbePairs (ribbon.h) on the chosen target.
-void RibbonProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out);
-void RibbonProbePairs(const RibbonView* const* filters, const uint64_t* hashes, size_t n,
-                      bool* out);
-
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_SRC_FILTER_RIBBON_KERNELS_H_
+#endif  // LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_KERNELS_H_

@@ -4,8 +4,8 @@
 // dispatches once per call (per batch or per build), or, for single probes,
 // hands out a function pointer that a reader resolves once when it opens.
 
-#ifndef LSMBLOOM_SRC_FILTER_SIMD_KERNELS_H_
-#define LSMBLOOM_SRC_FILTER_SIMD_KERNELS_H_
+#ifndef LSMBLOOM_SRC_FILTER_BLOCKED_BLOCKED_BLOOM_KERNELS_H_
+#define LSMBLOOM_SRC_FILTER_BLOCKED_BLOCKED_BLOOM_KERNELS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -30,28 +30,12 @@ using ProbeBatchFn = void (*)(const uint8_t* bits, uint64_t num_blocks, int num_
 // The batch kernel of the target Highway has chosen now.
 ProbeBatchFn ChosenProbeBatch();
 
-// The filter size (bytes of bits) above which batches pay for `prefetch`:
-// twice this machine's L2 cache.
-uint64_t BatchPrefetchAboveBytes();
-
 // Sets the k bits of every hash. Any order is correct; hashes sorted by value
 // are also sorted by block, which turns random writes into a sequential sweep.
 void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,
                size_t n);
 
-// out[i] = probe of `hash` in *filters[i], blocks fetched a fixed number of
-// filters ahead (a lookup's few candidates: all before the first probe).
-void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out);
-
-// out[i] = probe of hashes[i] in *filters[i], blocks fetched a fixed number
-// of pairs ahead.
-void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
-                bool* out);
-
-// The Highway target bit (HWY_AVX2, ...) the kernels dispatch to now.
-int64_t ChosenTarget();
-
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_SRC_FILTER_SIMD_KERNELS_H_
+#endif  // LSMBLOOM_SRC_FILTER_BLOCKED_BLOCKED_BLOOM_KERNELS_H_

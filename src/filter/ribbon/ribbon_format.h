@@ -2,8 +2,8 @@
 // words. docs/FORMAT.md ("Ribbon filter") documents every byte; this is the
 // only code that knows them.
 
-#ifndef LSMBLOOM_SRC_FILTER_RIBBON_FORMAT_H_
-#define LSMBLOOM_SRC_FILTER_RIBBON_FORMAT_H_
+#ifndef LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_FORMAT_H_
+#define LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_FORMAT_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -16,13 +16,12 @@ namespace lsmbloom {
 namespace internal {
 
 inline constexpr size_t kRibbonHeaderBytes = 64;
-inline constexpr char kRibbonMagic[4] = {'L', 'R', 'B', 'F'};
 inline constexpr uint8_t kRibbonFormatVersion = 1;
 inline constexpr uint8_t kRibbonLog2CoeffBits = 7;  // 128-bit coefficient rows.
 
 // Writes the header for `geometry`; the solution (geometry.solution_bytes())
 // must already follow it at header + kRibbonHeaderBytes: the header carries
-// its checksum.
+// its checksum. The fields every kind shares are filter_header.h's.
 void EncodeRibbonHeader(const RibbonGeometry& geometry, uint8_t* header);
 
 // Parses and checks a whole serialized filter; see RibbonReader::Open.
@@ -31,4 +30,4 @@ absl::StatusOr<RibbonGeometry> DecodeRibbon(std::string_view filter, bool verify
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_SRC_FILTER_RIBBON_FORMAT_H_
+#endif  // LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_FORMAT_H_

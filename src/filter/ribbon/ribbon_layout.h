@@ -40,8 +40,8 @@
 // r_b columns of segments b, b + 1 and b + 2 (its 128 slots span three of
 // them unless it starts on a segment boundary).
 
-#ifndef LSMBLOOM_FILTER_RIBBON_LAYOUT_H_
-#define LSMBLOOM_FILTER_RIBBON_LAYOUT_H_
+#ifndef LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_LAYOUT_H_
+#define LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_LAYOUT_H_
 
 #include <cstdint>
 
@@ -105,4 +105,4 @@ inline uint64_t RibbonSegmentOffset(uint64_t segment, uint64_t columns, uint64_t
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_FILTER_RIBBON_LAYOUT_H_
+#endif  // LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_LAYOUT_H_

@@ -8,10 +8,8 @@
 // misses its bit. Block geometry never depends on vector width.
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "src/filter/simd_kernels.cc"
-#include "src/filter/simd_kernels.h"
-
-#include <unistd.h>
+#define HWY_TARGET_INCLUDE "src/filter/blocked/blocked_bloom_kernels.cc"
+#include "src/filter/blocked/blocked_bloom_kernels.h"
 
 #include <utility>
 
@@ -20,7 +18,8 @@
 #include "hwy/highway.h"
 #include "lsmbloom/filter/blocked_bloom-inl.h"
 #include "lsmbloom/filter/blocked_bloom_layout.h"
-#include "src/filter/reference_kernels.h"
+#include "src/filter/blocked/blocked_bloom_reference.h"
+#include "src/filter/simd_dispatch.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace lsmbloom {
@@ -94,7 +93,7 @@ HWY_INLINE const uint8_t* BlockOf(const BlockedBloomView& f, uint64_t hash) {
 
 // One hash against many filters: the misses of a lookup's candidate files
 // overlap instead of following one another.
-void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out) {
+void ProbeEachKernel(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out) {
   const uint32_t seed = ProbeSeed(hash);
   ProbeFetchingAhead(
       n, [&](size_t i) HWY_ATTR { return BlockOf(*filters[i], hash); },
@@ -105,8 +104,8 @@ void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, 
 
 // Each hash against its own filter: the (key, file) pairs of a batch of
 // lookups, all in flight together.
-void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
-                bool* out) {
+void ProbePairsKernel(const BlockedBloomView* const* filters, const uint64_t* hashes,
+                      size_t n, bool* out) {
   ProbeFetchingAhead(
       n, [&](size_t i) HWY_ATTR { return BlockOf(*filters[i], hashes[i]); },
       [&](size_t i, const uint8_t* block) HWY_ATTR {
@@ -268,34 +267,29 @@ namespace internal {
 HWY_EXPORT(ProbeOne);
 HWY_EXPORT(ProbeBatch);
 HWY_EXPORT(AddHashes);
-HWY_EXPORT(ProbeEach);
-HWY_EXPORT(ProbePairs);
+HWY_EXPORT(ProbeEachKernel);
+HWY_EXPORT(ProbePairsKernel);
+
+namespace {
+// The public batch probes' one hop, inlined into them (Highway's dispatch
+// table is named from inside this namespace).
+void DispatchProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out) {
+  HWY_DYNAMIC_DISPATCH(ProbeEachKernel)(filters, n, hash, out);
+}
+void DispatchProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
+                        bool* out) {
+  HWY_DYNAMIC_DISPATCH(ProbePairsKernel)(filters, hashes, n, out);
+}
+}  // namespace
 HWY_EXPORT(Target);
 
 ProbeOneFn ChosenProbeOne() {
-  // Before the first dispatch the table's current entry is Highway's
-  // initialising trampoline; make sure the real choice has been made.
-  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
-  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
+  EnsureSimdTargetChosen();
   return &HWY_DYNAMIC_DISPATCH(ProbeOne);
 }
 
-// Prefetching costs more than it saves while most of the filter is in the
-// L2 cache: there the probes' own loads, many in flight in the core's
-// window, fetch as well: prefetching slows batches in cache, speeds them
-// up several-fold in DRAM, and is about even a little above twice the L2
-// (docs/PERFORMANCE.md has the measurements behind the threshold).
-uint64_t BatchPrefetchAboveBytes() {
-  static const uint64_t bytes = [] {
-    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return 2 * (l2 > 0 ? static_cast<uint64_t>(l2) : uint64_t{1} << 20);
-  }();
-  return bytes;
-}
-
 ProbeBatchFn ChosenProbeBatch() {
-  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
-  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
+  EnsureSimdTargetChosen();
   return &HWY_DYNAMIC_DISPATCH(ProbeBatch);
 }
 
@@ -304,17 +298,20 @@ void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_
   HWY_DYNAMIC_DISPATCH(AddHashes)(bits, num_blocks, num_probes, hashes, n);
 }
 
-void ProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out) {
-  HWY_DYNAMIC_DISPATCH(ProbeEach)(filters, n, hash, out);
-}
-
-void ProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
-                bool* out) {
-  HWY_DYNAMIC_DISPATCH(ProbePairs)(filters, hashes, n, out);
-}
-
-int64_t ChosenTarget() { return HWY_DYNAMIC_DISPATCH(Target)(); }
+// Declared in simd_dispatch.h: the blocked kernels are the ones every build
+// has, so their dispatch table answers for all kinds.
+int64_t ActiveTargetBit() { return HWY_DYNAMIC_DISPATCH(Target)(); }
 
 }  // namespace internal
+
+void BlockedBloomProbeEach(absl::Span<const BlockedBloomView* const> filters, uint64_t hash,
+                           absl::Span<bool> out) {
+  internal::DispatchProbeEach(filters.data(), filters.size(), hash, out.data());
+}
+
+void BlockedBloomProbePairs(absl::Span<const BlockedBloomView* const> filters,
+                            absl::Span<const uint64_t> hashes, absl::Span<bool> out) {
+  internal::DispatchProbePairs(filters.data(), hashes.data(), filters.size(), out.data());
+}
 }  // namespace lsmbloom
 #endif  // HWY_ONCE

@@ -4,8 +4,8 @@
 // back-substitution into the interleaved solution (docs/FORMAT.md).
 // Internal to the filter layer.
 
-#ifndef LSMBLOOM_SRC_FILTER_RIBBON_BAND_H_
-#define LSMBLOOM_SRC_FILTER_RIBBON_BAND_H_
+#ifndef LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_BAND_H_
+#define LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_BAND_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -47,4 +47,4 @@ void BackSubstituteRibbon(const RibbonRow* band, const RibbonGeometry& g, uint8_
 }  // namespace internal
 }  // namespace lsmbloom
 
-#endif  // LSMBLOOM_SRC_FILTER_RIBBON_BAND_H_
+#endif  // LSMBLOOM_SRC_FILTER_RIBBON_RIBBON_BAND_H_

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "lsmbloom/filter/ribbon_policy.h"
 #include "tests/table_testutil.h"
 
 namespace lsmbloom {
@@ -106,7 +107,7 @@ TEST(InspectTest, DataBlocksOfIndexedTablesShowTheirHashIndexes) {
 
 TEST(InspectTest, FilterViewPlacesEveryFilterKeyAndCountsItsBits) {
   TableOptions options;
-  options.prefix_extractor = NewFixedPrefixExtractor(5);
+  options.prefix_extractor = *NewFixedPrefixExtractor(5);
   absl::StatusOr<InspectedTable> t =
       InspectedTable::Open(Write("view.sst", testutil::MakeEntries(3000, 2), options));
   ASSERT_TRUE(t.ok()) << t.status();
@@ -137,8 +138,28 @@ TEST(InspectTest, FilterViewPlacesEveryFilterKeyAndCountsItsBits) {
   EXPECT_GT(bits, num_blocks * 512 / 5);
 }
 
+// The view opens a Ribbon filter as it opens a blocked one: its reader and
+// format version, and no blocked reader.
+TEST(InspectTest, FilterViewOpensARibbonFilterAsItsKind) {
+  RibbonOptions ribbon;
+  ribbon.bits_per_key = 8;
+  TableOptions options;
+  options.filter_policy = *NewRibbonPolicy(ribbon);
+  const std::vector<Entry> entries = testutil::MakeEntries(3000, 4);
+  absl::StatusOr<InspectedTable> t = InspectedTable::Open(Write("ribbon.sst", entries, options));
+  ASSERT_TRUE(t.ok()) << t.status();
+  const FilterView& f = t->filter();
+  EXPECT_EQ(f.policy(), kRibbonPolicyName);
+  EXPECT_EQ(f.blocked(), nullptr);
+  ASSERT_NE(f.ribbon(), nullptr);
+  EXPECT_EQ(f.ribbon_format_version(), 1);
+  for (const Entry& e : entries) ASSERT_TRUE(f.ribbon()->MayMatch(e.key)) << e.key;
+}
+
 TEST(InspectTest, BuiltinPoliciesAndExtractorsByName) {
+  EXPECT_TRUE(absl::IsInvalidArgument(NewFixedPrefixExtractor(0).status()));
   ASSERT_NE(BuiltinPrefixExtractor("lsmbloom.FixedPrefix.7"), nullptr);
+  EXPECT_EQ(BuiltinPrefixExtractor("lsmbloom.FixedPrefix.0"), nullptr);
   EXPECT_EQ(BuiltinPrefixExtractor("lsmbloom.FixedPrefix.7")->Name(), "lsmbloom.FixedPrefix.7");
   EXPECT_EQ(BuiltinPrefixExtractor("lsmbloom.FixedPrefix.x"), nullptr);
   EXPECT_EQ(BuiltinPrefixExtractor("my.Extractor"), nullptr);

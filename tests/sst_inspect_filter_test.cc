@@ -82,7 +82,7 @@ TEST(SstInspectFilterTest, HealthOfALargerTableMatchesTheModel) {
 
 TEST(SstInspectFilterTest, PrefixFiltersAreRecomputedAndVerified) {
   TableOptions options;
-  options.prefix_extractor = NewFixedPrefixExtractor(6);
+  options.prefix_extractor = *NewFixedPrefixExtractor(6);
   const std::string path = TempPath("prefix.sst");
   WriteTable(path, testutil::MakeEntries(3000, 1), options);
   RunResult r = RunTool("filter --json --probes=100 " + Shell(path));

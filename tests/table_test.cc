@@ -401,10 +401,10 @@ TEST(TableTest, PrefixFilterAnswersPrefixQueries) {
     }
   }
   TableOptions options;
-  options.prefix_extractor = NewFixedPrefixExtractor(6);  // "u01234"
+  options.prefix_extractor = *NewFixedPrefixExtractor(6);  // "u01234"
   const std::string bytes = testutil::BuildTable(entries, options);
   TableReadOptions read_options;
-  read_options.prefix_extractors = {NewFixedPrefixExtractor(6)};
+  read_options.prefix_extractors = {*NewFixedPrefixExtractor(6)};
   auto table = Table::Open(NewMemRandomAccessFile(bytes), read_options);
   ASSERT_TRUE(table.ok());
   EXPECT_EQ((*table)->properties().filter_prefix_extractor, "lsmbloom.FixedPrefix.6");

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/filter/key_hash.h"
+#include "lsmbloom/filter/ribbon_policy.h"
 #include "lsmbloom/inspect/inspect.h"
 #include "src/table/block.h"
 #include "src/table/format.h"
@@ -85,6 +86,9 @@ void InspectedTable::LoadFilterView() {
   if (f->policy_ == kBlockedBloomPolicyName) {
     absl::StatusOr<BlockedBloomReader> blocked = BlockedBloomReader::Open(bytes);
     if (blocked.ok()) f->blocked_ = *blocked;
+  } else if (f->policy_ == kRibbonPolicyName) {
+    absl::StatusOr<RibbonReader> ribbon = RibbonReader::Open(bytes);
+    if (ribbon.ok()) f->ribbon_ = *std::move(ribbon);
   }
   filter_ = std::move(f);
 }
@@ -105,8 +109,8 @@ std::shared_ptr<const PrefixExtractor> BuiltinPrefixExtractor(std::string_view n
       !absl::SimpleAtoi(absl::string_view(name.data() + dot + 1, name.size() - dot - 1), &length)) {
     return nullptr;
   }
-  std::shared_ptr<const PrefixExtractor> e = NewFixedPrefixExtractor(length);
-  return e->Name() == name ? e : nullptr;
+  absl::StatusOr<std::shared_ptr<const PrefixExtractor>> e = NewFixedPrefixExtractor(length);
+  return e.ok() && (*e)->Name() == name ? *e : nullptr;
 }
 
 bool FilterView::damaged() const {

@@ -17,8 +17,11 @@ class FixedPrefixExtractor : public PrefixExtractor {
 
 }  // namespace
 
-std::shared_ptr<const PrefixExtractor> NewFixedPrefixExtractor(size_t length) {
-  return std::make_shared<FixedPrefixExtractor>(length);
+absl::StatusOr<std::shared_ptr<const PrefixExtractor>> NewFixedPrefixExtractor(size_t length) {
+  if (length == 0) {
+    return absl::InvalidArgumentError("NewFixedPrefixExtractor: a prefix of 0 bytes");
+  }
+  return std::shared_ptr<const PrefixExtractor>(std::make_shared<FixedPrefixExtractor>(length));
 }
 
 }  // namespace lsmbloom

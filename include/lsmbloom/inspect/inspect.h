@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/filter_policy.h"
+#include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/io/file.h"
 #include "lsmbloom/table/options.h"
 #include "lsmbloom/table/table.h"
@@ -88,6 +89,9 @@ class FilterView {
   // version; else null and 0.
   const BlockedBloomReader* blocked() const { return blocked_ ? &*blocked_ : nullptr; }
   int blocked_format_version() const { return blocked_ ? blocked_->format_version() : 0; }
+  // The same for a trusted Ribbon filter.
+  const RibbonReader* ribbon() const { return ribbon_ ? &*ribbon_ : nullptr; }
+  int ribbon_format_version() const { return ribbon_ ? ribbon_->format_version() : 0; }
 
   // The filter block a hash selects (docs/FORMAT.md).
   // REQUIRES: blocked() and at least one block.
@@ -109,6 +113,7 @@ class FilterView {
   const FilterReader* reader_ = nullptr;
   std::unique_ptr<FilterReader> own_reader_;  // Backs reader_ if the table has none.
   std::optional<BlockedBloomReader> blocked_;
+  std::optional<RibbonReader> ribbon_;
 };
 
 // A table opened for inspection: with the built-in prefix extractor its

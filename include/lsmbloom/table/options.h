@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "lsmbloom/filter/filter_policy.h"
 #include "lsmbloom/io/file.h"
 #include "lsmbloom/table/block_cache.h"
@@ -31,8 +32,9 @@ class PrefixExtractor {
 };
 
 // The first `length` bytes of every key at least that long.
-// Name "lsmbloom.FixedPrefix.<length>".
-std::shared_ptr<const PrefixExtractor> NewFixedPrefixExtractor(size_t length);
+// Name "lsmbloom.FixedPrefix.<length>". InvalidArgument for length 0 (every
+// key would share one prefix).
+absl::StatusOr<std::shared_ptr<const PrefixExtractor>> NewFixedPrefixExtractor(size_t length);
 
 // Data-block compression, chosen per table and recorded per block. Filter,
 // index and meta blocks are never compressed.

@@ -32,6 +32,7 @@
 // Storage_DeviceRead4KiB is the device alone: one random 4 KiB O_DIRECT
 // pread of a table file at a time.
 
+
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -49,136 +50,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/lookup_bench.h"
+#include "bench/storage_bench.h"
 #include "benchmark/benchmark.h"
 #include "lsmbloom/io/file.h"
 #include "lsmbloom/lookup/filter_budget.h"
 #include "lsmbloom/lookup/lookup.h"
 #include "lsmbloom/table/block_cache.h"
-#include "rocksdb/cache.h"
-#include "rocksdb/filter_policy.h"
-#include "rocksdb/statistics.h"
 
 namespace lsmbloom {
 namespace bench {
+namespace storage {
 namespace {
-
-constexpr size_t kBatch = 32;
-// Iterations per case: about a second of device reads each, a sixteenth
-// of that in tools/run_bench.sh --quick (LSMBLOOM_BENCH_QUICK set).
-constexpr int64_t kGets = 32768;
-constexpr int64_t kBatches = 1024;  // of kBatch keys
-constexpr int64_t kDeviceReads = 16384;
-constexpr double kCacheShare = 0.05;
-constexpr double kZipfTheta = 0.99;
-
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-int64_t Iterations(int64_t n) {
-  const char* quick = std::getenv("LSMBLOOM_BENCH_QUICK");
-  return quick != nullptr && *quick != '\0' ? n / 16 : n;
-}
-
-// Why the tables cannot be read directly here (tmpfs, some overlays refuse
-// O_DIRECT), or empty: asked of a small file beside the tables. Every case
-// then skips with that message rather than end the whole binary.
-const std::string& DirectReadsRefused() {
-  static const std::string* why = [] {
-    const std::string path = TheData().dir + "/direct-probe";
-    absl::Status s;
-    if (absl::StatusOr<std::unique_ptr<WritableFile>> w = NewPosixWritableFile(path); !w.ok()) {
-      s = w.status();
-    } else if (s = (*w)->Append(std::string(4096, 'x')); s.ok()) {
-      s = (*w)->Close();
-    }
-    if (s.ok()) s = OpenPosixFile(path, FileAccess::kDirect).status();
-    return new std::string(s.ok() ? "" : "direct reads refused: " + std::string(s.message()));
-  }();
-  return *why;
-}
-
-bool Skipped(benchmark::State& state) {
-  if (DirectReadsRefused().empty()) return false;
-  state.SkipWithError(DirectReadsRefused().c_str());
-  return true;
-}
-
-// ---- Keys ----
-
-// Zipfian ranks in [0, n), rank 0 the most frequent (Gray et al., "Quickly
-// generating billion-record synthetic databases", as YCSB draws them).
-class Zipf {
- public:
-  Zipf(uint64_t n, double theta) : n_(n), theta_(theta) {
-    double zetan = 0;
-    for (uint64_t i = 1; i <= n; ++i) zetan += 1 / std::pow(static_cast<double>(i), theta);
-    zetan_ = zetan;
-    alpha_ = 1 / (1 - theta);
-    const double zeta2 = 1 + std::pow(0.5, theta);
-    eta_ = (1 - std::pow(2.0 / n, 1 - theta)) / (1 - zeta2 / zetan);
-  }
-
-  uint64_t Next(std::mt19937_64& rng) const {
-    const double u = std::uniform_real_distribution<double>(0, 1)(rng);
-    const double uz = u * zetan_;
-    if (uz < 1) return 0;
-    if (uz < 1 + std::pow(0.5, theta_)) return 1;
-    const auto r = static_cast<uint64_t>(n_ * std::pow(eta_ * u - eta_ + 1, alpha_));
-    return std::min(r, n_ - 1);
-  }
-
- private:
-  uint64_t n_;
-  double theta_, zetan_, alpha_, eta_;
-};
-
-enum class Keys { kAbsent, kPresent, kPresentZipf, kMixed, kMixedZipf };
-
-const char* NameOf(Keys k) {
-  switch (k) {
-    case Keys::kAbsent:
-      return "Absent";
-    case Keys::kPresent:
-      return "Present";
-    case Keys::kPresentZipf:
-      return "PresentZipf";
-    case Keys::kMixed:
-      return "Mixed";
-    case Keys::kMixedZipf:
-      return "MixedZipf";
-  }
-  return "?";
-}
-
-// Lookups that warm a cache before a case: 4 per block it holds.
-size_t WarmLookups();
-
-// WarmLookups() keys and then kGets more (kBatches * kBatch at most), the same for every
-// engine (fixed seeds). Key index i is id 2i if present, 2i + 1 if absent
-// (tools/lsm_fixture.h); a Zipfian rank r is index (r * p) mod n for a
-// prime p > n, a bijection that scatters the hot ranks.
-const std::vector<std::string>& KeysOf(Keys k) {
-  static std::map<Keys, std::vector<std::string>> sets;
-  std::vector<std::string>& keys = sets[k];
-  if (!keys.empty()) return keys;
-  const uint64_t n = NumKeys();
-  static const Zipf* zipf = new Zipf(n, kZipfTheta);
-  std::mt19937_64 rng(1000 + static_cast<int>(k));
-  const bool zipfian = k == Keys::kPresentZipf || k == Keys::kMixedZipf;
-  static_assert(kGets >= kBatches * kBatch);
-  const size_t count = WarmLookups() + Iterations(kGets);
-  for (size_t i = 0; i < count; ++i) {
-    const uint64_t index = zipfian ? zipf->Next(rng) * uint64_t{2654435761} % n
-                                   : std::uniform_int_distribution<uint64_t>(0, n - 1)(rng);
-    bool present = k == Keys::kPresent || k == Keys::kPresentZipf;
-    if (k == Keys::kMixed || k == Keys::kMixedZipf) present = rng() & 1;
-    keys.push_back(fixture::KeyOf(2 * index + (present ? 0 : 1)));
-  }
-  return keys;
-}
 
 // ---- lsmbloom ----
 
@@ -209,7 +91,6 @@ struct Tree {
 };
 
 double DirectReadNs();
-uint64_t CacheBytes();
 
 Tree& TreeOf(Variant v) {
   static std::map<Variant, Tree*> trees;
@@ -300,10 +181,14 @@ Tree& TreeOf(Variant v) {
   return *t;
 }
 
+}  // namespace
+
 // 5% of the Bloom10 tree's data, for every engine.
 uint64_t CacheBytes() { return TreeOf(Variant::kBloom10).cache->capacity(); }
 
 size_t WarmLookups() { return std::max<size_t>(4096, 4 * CacheBytes() / 4096); }
+
+namespace {
 
 // ---- The device ----
 
@@ -396,15 +281,6 @@ void DeviceRead(benchmark::State& state) {
 }
 
 // ---- Cases ----
-
-void SetCounters(benchmark::State& state, double seconds, double keys, double reads,
-                 double hit_rate, double found) {
-  state.counters["us_per_key"] = seconds * 1e6 / keys;
-  state.counters["reads_per_key"] = reads / keys;
-  state.counters["cache_hit_rate"] = hit_rate;
-  state.counters["found"] = found / keys;
-  state.SetItemsProcessed(static_cast<int64_t>(keys));
-}
 
 // What `set` counted since the warm-up, over `keys` lookups.
 void SetOurCounters(benchmark::State& state, const Tree& t, const TableSet& set, double seconds,
@@ -504,100 +380,11 @@ void BatchOurs(benchmark::State& state, Variant v, Batch b) {
   SetOurCounters(state, t, set, seconds, static_cast<double>(state.iterations()) * kBatch, found);
 }
 
-// ---- RocksDB ----
-
-struct RocksDirect {
-  rocksdb::DB* db = nullptr;
-  std::shared_ptr<rocksdb::Cache> cache;
-  std::shared_ptr<rocksdb::Statistics> statistics;
-};
-
-RocksDirect& RocksDirectOf(RocksFilter f) {
-  static std::map<RocksFilter, RocksDirect*> dbs;
-  RocksDirect*& r = dbs[f];
-  if (r != nullptr) return *r;
-  r = new RocksDirect;
-  r->cache = rocksdb::NewLRUCache(CacheBytes());
-  // Filters in table memory; blocks aligned to pages, as lsmbloom's here.
-  rocksdb::Options options = RocksOptions(f, r->cache, /*block_align=*/true);
-  options.use_direct_reads = true;
-  options.use_direct_io_for_flush_and_compaction = false;
-  r->statistics = rocksdb::CreateDBStatistics();
-  options.statistics = r->statistics;
-  r->db = OpenRocksWithLayout(options, absl::StrCat(TheData().dir, "/storage-rocksdb-",
-                                                    f == RocksFilter::kRibbon10 ? "ribbon" : "bloom"));
-  return *r;
-}
-
-// The data-block counts of RocksDB's statistics since `before`.
-struct RocksCounts {
-  uint64_t misses, hits;
-};
-RocksCounts CountsOf(const RocksDirect& r) {
-  return {r.statistics->getTickerCount(rocksdb::BLOCK_CACHE_DATA_MISS),
-          r.statistics->getTickerCount(rocksdb::BLOCK_CACHE_DATA_HIT)};
-}
-
-void SetRocksCounters(benchmark::State& state, const RocksDirect& r, const RocksCounts& before,
-                      double seconds, double keys, size_t found) {
-  const RocksCounts after = CountsOf(r);
-  const double misses = after.misses - before.misses, hits = after.hits - before.hits;
-  SetCounters(state, seconds, keys, misses, hits + misses > 0 ? hits / (hits + misses) : 0,
-              static_cast<double>(found));
-  state.SetLabel(absl::StrCat("cache ", absl::SixDigits(r.cache->GetCapacity() / 1e6), "MB"));
-}
-
-void WarmRocks(RocksDirect& r, const std::vector<std::string>& keys) {
-  r.cache->EraseUnRefEntries();
-  std::string value;
-  for (size_t i = 0; i < WarmLookups(); ++i) r.db->Get(rocksdb::ReadOptions(), keys[i], &value);
-}
-
-void GetRocks(benchmark::State& state, RocksFilter f, Keys k) {
-  if (Skipped(state)) return;
-  RocksDirect& r = RocksDirectOf(f);
-  const std::vector<std::string>& keys = KeysOf(k);
-  WarmRocks(r, keys);
-  std::string value;
-  size_t i = WarmLookups(), found = 0;
-  const RocksCounts before = CountsOf(r);
-  const Clock::time_point start = Clock::now();
-  for (auto _ : state) {
-    const rocksdb::Status s = r.db->Get(rocksdb::ReadOptions(), keys[i++], &value);
-    if (!s.ok() && !s.IsNotFound()) Die(s.ToString());
-    found += s.ok();
-  }
-  SetRocksCounters(state, r, before, Seconds(start), static_cast<double>(state.iterations()),
-                   found);
-}
-
-void MultiGetRocks(benchmark::State& state, RocksFilter f) {
-  if (Skipped(state)) return;
-  RocksDirect& r = RocksDirectOf(f);
-  const std::vector<std::string>& keys = KeysOf(Keys::kPresent);
-  WarmRocks(r, keys);
-  std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
-  std::vector<rocksdb::PinnableSlice> values(kBatch);
-  std::vector<rocksdb::Status> statuses(kBatch);
-  size_t i = WarmLookups(), found = 0;
-  const RocksCounts before = CountsOf(r);
-  const Clock::time_point start = Clock::now();
-  for (auto _ : state) {
-    r.db->MultiGet(rocksdb::ReadOptions(), r.db->DefaultColumnFamily(), kBatch, &slices[i],
-                   values.data(), statuses.data());
-    for (const rocksdb::Status& s : statuses) {
-      if (!s.ok() && !s.IsNotFound()) Die(s.ToString());
-      found += s.ok();
-    }
-    i += kBatch;
-  }
-  SetRocksCounters(state, r, before, Seconds(start),
-                   static_cast<double>(state.iterations()) * kBatch, found);
-}
-
 }  // namespace
+}  // namespace storage
 
 void RegisterStorage() {
+  using namespace storage;  // NOLINT: this file's cases.
   const int64_t n = static_cast<int64_t>(NumKeys());
   benchmark::RegisterBenchmark("Storage_DeviceRead4KiB", DeviceRead)
       ->Arg(n)

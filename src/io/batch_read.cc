@@ -75,25 +75,17 @@ struct Target {
 // Ends `read` from `got` bytes read into `t` (and what a synchronous pread
 // adds where the kernel returned fewer than asked short of the end).
 void Finish(RawRead& read, const Target& t, size_t got) {
-  while (got < t.length) {
-    const ssize_t r = ::pread(read.fd, t.buf + got, t.length - got,
-                              static_cast<off_t>(t.offset + got));
+  if (got < t.length) {
+    const ssize_t r = PreadFully(read.fd, t.buf + got, t.length - got, t.offset + got);
     if (r < 0) {
-      if (errno == EINTR) continue;
-      read.status = ReadError(read.path, read.offset, read.n, errno);
+      read.status = ReadError(read.path, read.offset, read.n, static_cast<int>(-r));
       return;
     }
-    if (r == 0) break;  // End of file.
     got += static_cast<size_t>(r);
   }
-  if (!read.direct) {
-    read.result = std::string_view(read.scratch, got);
-  } else {
-    const size_t skip = static_cast<size_t>(read.offset - t.offset);
-    const size_t n = got > skip ? std::min(read.n, got - skip) : 0;
-    std::memcpy(read.scratch, t.buf + skip, n);
-    read.result = std::string_view(read.scratch, n);
-  }
+  read.result = read.direct ? CopyFromAligned(t.buf, got, AlignedRange{t.offset, t.length},
+                                              read.offset, read.n, read.scratch)
+                            : std::string_view(read.scratch, got);
   read.status = absl::OkStatus();
 }
 

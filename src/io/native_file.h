@@ -7,9 +7,12 @@
 #ifndef LSMBLOOM_SRC_IO_NATIVE_FILE_H_
 #define LSMBLOOM_SRC_IO_NATIVE_FILE_H_
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "lsmbloom/io/file.h"
 
@@ -35,6 +38,14 @@ struct AlignedRange {
   size_t length = 0;
 };
 AlignedRange AlignForDirectRead(uint64_t offset, size_t n);
+
+// The n bytes at `offset` out of `got` bytes read from `range.begin` into
+// `aligned`, copied to `scratch` (fewer at the end of the file).
+std::string_view CopyFromAligned(const char* aligned, size_t got, const AlignedRange& range,
+                                 uint64_t offset, size_t n, char* scratch);
+
+// pread until n bytes or the end of the file: the bytes read, or -errno.
+ssize_t PreadFully(int fd, char* buf, size_t n, uint64_t offset);
 
 // This thread's buffer aligned to kDirectReadAlignment, of at least n
 // bytes (grown as needed; null if memory runs out), one per use: a direct

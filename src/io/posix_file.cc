@@ -85,21 +85,6 @@ class PosixWritableFile : public WritableFile {
   int fd_;
 };
 
-// pread until n bytes or end of file; the bytes read, or -errno.
-ssize_t PreadFully(int fd, char* buf, size_t n, uint64_t offset) {
-  size_t done = 0;
-  while (done < n) {
-    const ssize_t r = ::pread(fd, buf + done, n - done, static_cast<off_t>(offset + done));
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return -errno;
-    }
-    if (r == 0) break;
-    done += static_cast<size_t>(r);
-  }
-  return static_cast<ssize_t>(done);
-}
-
 class PosixRandomAccessFile : public RandomAccessFile, public internal::NativeFile {
  public:
   PosixRandomAccessFile(std::string path, int fd, uint64_t size, void* map, bool direct)
@@ -128,7 +113,7 @@ class PosixRandomAccessFile : public RandomAccessFile, public internal::NativeFi
       return absl::OkStatus();
     }
     if (direct_) return ReadDirect(offset, n, scratch, result);
-    const ssize_t r = PreadFully(fd_, scratch, n, offset);
+    const ssize_t r = internal::PreadFully(fd_, scratch, n, offset);
     if (r < 0) return internal::ReadError(path_, offset, n, static_cast<int>(-r));
     *result = std::string_view(scratch, static_cast<size_t>(r));
     return absl::OkStatus();
@@ -151,12 +136,9 @@ class PosixRandomAccessFile : public RandomAccessFile, public internal::NativeFi
     const internal::AlignedRange range = internal::AlignForDirectRead(offset, n);
     char* buf = internal::ThreadAlignedBuffer(internal::AlignedUse::kRead, range.length);
     if (buf == nullptr) return internal::ReadError(path_, offset, n, ENOMEM);
-    const ssize_t r = PreadFully(fd_, buf, range.length, range.begin);
+    const ssize_t r = internal::PreadFully(fd_, buf, range.length, range.begin);
     if (r < 0) return internal::ReadError(path_, offset, n, static_cast<int>(-r));
-    const size_t skip = static_cast<size_t>(offset - range.begin);
-    const size_t got = static_cast<size_t>(r) > skip ? std::min(n, static_cast<size_t>(r) - skip) : 0;
-    std::memcpy(scratch, buf + skip, got);
-    *result = std::string_view(scratch, got);
+    *result = internal::CopyFromAligned(buf, static_cast<size_t>(r), range, offset, n, scratch);
     return absl::OkStatus();
   }
 
@@ -205,6 +187,28 @@ char* ThreadAlignedBuffer(AlignedUse use, size_t n) {
     buffer.size = n;
   }
   return buffer.data;
+}
+
+std::string_view CopyFromAligned(const char* aligned, size_t got, const AlignedRange& range,
+                                 uint64_t offset, size_t n, char* scratch) {
+  const size_t skip = static_cast<size_t>(offset - range.begin);
+  const size_t copied = got > skip ? std::min(n, got - skip) : 0;
+  std::memcpy(scratch, aligned + skip, copied);
+  return std::string_view(scratch, copied);
+}
+
+ssize_t PreadFully(int fd, char* buf, size_t n, uint64_t offset) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t r = ::pread(fd, buf + done, n - done, static_cast<off_t>(offset + done));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return -errno;
+    }
+    if (r == 0) break;
+    done += static_cast<size_t>(r);
+  }
+  return static_cast<ssize_t>(done);
 }
 
 absl::Status ReadError(const std::string& path, uint64_t offset, size_t n, int error) {
@@ -264,7 +268,7 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(const std::strin
     // Some file systems take O_DIRECT at open and refuse it at the first
     // read: find out now, with one aligned block, not in a lookup.
     char* buf = internal::ThreadAlignedBuffer(internal::AlignedUse::kRead, kDirectReadAlignment);
-    const ssize_t r = buf == nullptr ? -ENOMEM : PreadFully(fd, buf, kDirectReadAlignment, 0);
+    const ssize_t r = buf == nullptr ? -ENOMEM : internal::PreadFully(fd, buf, kDirectReadAlignment, 0);
     if (r < 0) {
       ::close(fd);
       if (r == -EINVAL) return RefusesDirectReads(path);

@@ -49,6 +49,9 @@ set(LSMBLOOM_FILTER_SOURCES
   src/filter/huge_pages.h
   src/filter/key_hash.cc
   src/filter/key_hash_short.h
+  src/filter/modular/modular_format.cc
+  src/filter/modular/modular_format.h
+  src/filter/modular/modular_policy.cc
   src/filter/policy_adapter.h
   src/filter/ribbon/ribbon_band.cc
   src/filter/ribbon/ribbon_band.h
@@ -81,6 +84,7 @@ set(LSMBLOOM_TABLE_SOURCES
   src/table/prefix_extractor.cc
   src/table/search_state.h
   src/table/table.cc
+  src/table/table_filter_modules.cc
   src/table/table_iterator.cc
   src/table/table_builder.cc
   src/table/table_inspection.cc
@@ -97,6 +101,9 @@ set(LSMBLOOM_LOOKUP_SOURCES
   src/lookup/filter_budget.cc
   src/lookup/filter_model.cc
   src/lookup/filter_model.h
+  src/lookup/filter_residency.cc
+  src/lookup/filter_residency.h
+  src/lookup/held_modules.h
   src/lookup/lookup.cc
   src/lookup/lookup_counts.h
   src/lookup/lookup_stats.cc

@@ -34,6 +34,9 @@ struct FilterProbe {
   RibbonView ribbon;                     // kRibbon.
   HashSpec hash;                         // Unless by_key.
   const FilterReader* reader = nullptr;  // Every kind but kNone.
+  // A modular filter (modular_bloom.h): `blocked` is its module 0, and a
+  // lookup probes any further module it holds after it.
+  bool modular = false;
 
   // The probe of `reader` (null: kNone). Valid while the reader is.
   static FilterProbe Of(const FilterReader* reader) {

@@ -1,6 +1,7 @@
 #include "src/lookup/candidate_filters.h"
 
 #include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/modular_bloom.h"
 #include "lsmbloom/filter/ribbon.h"
 
 namespace lsmbloom {
@@ -68,7 +69,46 @@ void ProbeByKind(const FileMeta* const* files, size_t n, const HashOf& hash_of, 
   }
 }
 
+// ProbeHeldModules with hash_of(j) the key hash of item j.
+template <class HashOf>
+void ProbeHeld(const FileMeta* const* files, size_t n, const HashOf& hash_of, bool* maybe) {
+  constexpr size_t kPairs = 64;
+  const BlockedBloomView* views[kPairs];
+  uint64_t hashes[kPairs];
+  size_t at[kPairs];
+  bool out[kPairs];
+  size_t size = 0;
+  const auto flush = [&] {
+    BlockedBloomProbePairs({views, size}, {hashes, size}, {out, size});
+    for (size_t k = 0; k < size; ++k) {
+      if (!out[k]) maybe[at[k]] = false;
+    }
+    size = 0;
+  };
+  for (size_t j = 0; j < n; ++j) {
+    const FileMeta& file = *files[j];
+    if (!maybe[j] || file.num_modules == 0) continue;
+    const uint64_t hash = hash_of(j);
+    for (uint32_t m = 0; m < file.num_modules; ++m) {
+      if (size == kPairs) flush();
+      views[size] = &file.modules[m];
+      hashes[size] = ModuleHash(hash, static_cast<int>(m) + 1);
+      at[size++] = j;
+    }
+  }
+  if (size != 0) flush();
+}
+
 }  // namespace
+
+void ProbeHeldModules(const FileMeta* const* files, size_t n, uint64_t hash, bool* maybe) {
+  ProbeHeld(files, n, [hash](size_t) { return hash; }, maybe);
+}
+
+void ProbeHeldModulePairs(const FileMeta* const* files, const uint64_t* hashes, size_t n,
+                          bool* maybe) {
+  ProbeHeld(files, n, [hashes](size_t j) { return hashes[j]; }, maybe);
+}
 
 void ProbeCandidatesByKind(const FileMeta* const* files, size_t n, uint64_t hash, bool* maybe) {
   ProbeByKind(

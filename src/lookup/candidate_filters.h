@@ -35,6 +35,15 @@ void ProbeCandidatesByKind(const FileMeta* const* files, size_t n, uint64_t hash
 // default KeyHash hashes[p] (BlockedBloomProbePairs, RibbonProbePairs).
 void ProbePairsByKind(const FileMeta* const* files, const uint64_t* hashes, size_t n, bool* maybe);
 
+// Where files[j] holds modules beyond module 0 and maybe[j] is still true:
+// its answer with those modules too. Every such module of every candidate
+// in one BlockedBloomProbePairs call, their lines in flight together.
+// ProbeHeldModules for one key of default KeyHash `hash`; the Pairs form
+// for files[p] and hashes[p].
+void ProbeHeldModules(const FileMeta* const* files, size_t n, uint64_t hash, bool* maybe);
+void ProbeHeldModulePairs(const FileMeta* const* files, const uint64_t* hashes, size_t n,
+                          bool* maybe);
+
 // maybe[j] for every j < n whose filter no kind batches: through its own
 // reader, with `key` (of default KeyHash `hash`).
 inline void ProbeThroughReaders(const FileMeta* const* files, size_t n, std::string_view key,
@@ -55,6 +64,7 @@ inline void ProbeCandidates(const Version& v, const FileMeta* const* files, size
     for (size_t j = 0; j < n; ++j) views[j] = &files[j]->filter;
     BlockedBloomProbeEach({views.data(), n}, hash, {maybe, n});
   }
+  if (v.any_held_modules) ProbeHeldModules(files, n, hash, maybe);
   if (v.any_own_filter) ProbeThroughReaders(files, n, key, hash, maybe);
 }
 
@@ -69,6 +79,7 @@ inline void ProbeCandidatePairs(const Version& v, const FileMeta* const* files,
   } else if (n != 0) {
     BlockedBloomProbePairs({views, n}, {hashes, n}, {maybe, n});
   }
+  if (v.any_held_modules) ProbeHeldModulePairs(files, hashes, n, maybe);
 }
 
 }  // namespace internal

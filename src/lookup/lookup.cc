@@ -13,6 +13,7 @@
 #include "lsmbloom/filter/filter_policy.h"
 #include "src/filter/filter_probe.h"
 #include "src/lookup/candidate_filters.h"
+#include "src/lookup/filter_residency.h"
 #include "src/lookup/lookup_counts.h"
 #include "src/lookup/scratch.h"
 #include "src/lookup/storage_search.h"
@@ -41,14 +42,32 @@ namespace {
 
 void Bump(std::atomic<uint64_t>& c, uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
 
+// Whether this lookup counts its accesses to modular filters: one in 8 per
+// thread, so that counting costs an absent-key Get little (a shared counter
+// per file, bumped by every lookup, would cost one atomic add a file).
+bool SampleAccesses() {
+  thread_local uint32_t n = 0;
+  return (++n & 7) == 0;
+}
+
+// Counts the checks of files[0, answered) whose filters are modular: the
+// ones that could have cost a false-positive read (files after the one
+// that answered were probed but never searched).
+void CountAccesses(const FileMeta* const* files, size_t answered) {
+  for (size_t j = 0; j < answered; ++j) {
+    if (files[j]->accesses != nullptr) files[j]->accesses->fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
 }  // namespace
 
 class TableSet::Impl {
  public:
   explicit Impl(const LookupOptions& options)
-      : options_(options), current_(std::make_shared<Version>()) {}
+      : options_(options), current_(std::make_shared<Version>()), residency_(options) {}
 
   absl::Status Apply(const VersionEdit& edit);
+  void RebalanceFilterMemory();
   absl::Status Get(std::string_view key, LookupResult* result) const;
   std::vector<absl::StatusOr<LookupResult>> MultiGet(absl::Span<const std::string_view> keys) const;
   LookupStats stats() const;
@@ -81,13 +100,15 @@ class TableSet::Impl {
   absl::Status SearchCandidates(const FileMeta* const* files, const bool* maybe,
                                 const size_t* blocks, size_t n, std::string_view key,
                                 uint64_t hash, LocalCounts* counts, int* stopped_at,
-                                LookupResult* result) const;
+                                size_t* answered, LookupResult* result) const;
   // Adds one lookup's (or batch's) counts to counters_.
   void Flush(const LocalCounts& counts) const;
 
   const LookupOptions options_;
+  std::mutex edit_mu_;     // Held by Apply and RebalanceFilterMemory: one at a time.
   mutable std::mutex mu_;  // Guards current_ (the pointer, not the version).
   std::shared_ptr<const Version> current_;
+  internal::FilterResidency residency_;  // Under edit_mu_ (its counters need no lock).
   mutable std::array<LevelCounters, kNumLevels> counters_;
   mutable std::atomic<uint64_t> lookups_{0};
 };
@@ -96,6 +117,7 @@ TableSet::TableSet(const LookupOptions& options) : impl_(std::make_unique<Impl>(
 TableSet::~TableSet() = default;
 
 absl::Status TableSet::Apply(const VersionEdit& edit) { return impl_->Apply(edit); }
+void TableSet::RebalanceFilterMemory() { impl_->RebalanceFilterMemory(); }
 
 absl::StatusOr<LookupResult> TableSet::Get(std::string_view key) const {
   LookupResult result;
@@ -118,13 +140,28 @@ void TableSet::ResetStats() { impl_->ResetStats(); }
 std::vector<std::vector<TableFile>> TableSet::files() const { return impl_->files(); }
 
 absl::Status TableSet::Impl::Apply(const VersionEdit& edit) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto next = std::make_shared<Version>(*current_);
+  std::lock_guard<std::mutex> edit_lock(edit_mu_);
+  const std::shared_ptr<const Version> before = current();
+  auto next = std::make_shared<Version>(*before);
   absl::Status applied = internal::ApplyEdit(edit, next.get());
   if (!applied.ok()) return applied;
+  // Module reads happen here, with lookups still on `before`.
+  residency_.Rebalance(*before, next.get());
   next->Index(options_);
+  std::lock_guard<std::mutex> lock(mu_);
   current_ = std::move(next);
   return absl::OkStatus();
+}
+
+void TableSet::Impl::RebalanceFilterMemory() {
+  std::lock_guard<std::mutex> edit_lock(edit_mu_);
+  const std::shared_ptr<const Version> before = current();
+  if (!before->any_modular) return;
+  auto next = std::make_shared<Version>(*before);
+  residency_.Rebalance(*before, next.get());
+  next->Index(options_);
+  std::lock_guard<std::mutex> lock(mu_);
+  current_ = std::move(next);
 }
 
 void TableSet::Impl::Flush(const LocalCounts& n) const {
@@ -156,8 +193,9 @@ absl::Status TableSet::Impl::SearchCandidates(const FileMeta* const* files, cons
                                               const size_t* blocks, size_t n,
                                               std::string_view key, uint64_t hash,
                                               LocalCounts* counts, int* stopped_at,
-                                              LookupResult* result) const {
+                                              size_t* answered, LookupResult* result) const {
   result->Reset();  // Not found until a file answers.
+  *answered = n;
   for (size_t j = 0; j < n; ++j) {
     const FileMeta& m = *files[j];
     const int level = m.level;
@@ -177,10 +215,12 @@ absl::Status TableSet::Impl::SearchCandidates(const FileMeta* const* files, cons
     // An error ends the lookup: never guess.
     if (!status.ok()) {
       *stopped_at = level;
+      *answered = j;
       return internal::FileSearchError(m, status);
     }
     if (result->kind != LookupResult::Kind::kNotFound) {
       *stopped_at = level;
+      *answered = j;
       return status;
     }
   }
@@ -211,14 +251,18 @@ absl::Status TableSet::Impl::Get(std::string_view key, LookupResult* result) con
 
   // 3. The survivors, newest first, until one answers. Most absent keys
   // have none: then, unless their probes are counted, nothing to walk.
+  const bool sampled = v->any_modular && SampleAccesses();
   if (counts == nullptr && !AnyTrue(maybe.data(), n)) {
+    if (sampled) CountAccesses(candidates.data(), n);
     result->Reset();
     return absl::OkStatus();
   }
   int stopped_at = kNumLevels - 1;
+  size_t answered = n;
   absl::Status s =
       SearchCandidates(candidates.data(), maybe.data(), /*blocks=*/nullptr, n, key, hash,
-                       counts, &stopped_at, result);
+                       counts, &stopped_at, &answered, result);
+  if (sampled) CountAccesses(candidates.data(), answered);
   if (counts != nullptr) {
     counts->AddRangeSkips(skips, stopped_at);
     Flush(*counts);
@@ -368,6 +412,9 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::Impl::MultiGet(
                                counts);
       for (size_t k = 0; k < searches.size(); ++k) {
         const size_t i = search_key[k];
+        if (v->any_modular && SampleAccesses()) {
+          CountAccesses(searches[k].files, std::min(searches[k].answered, searches[k].count));
+        }
         if (!searches[k].status.ok()) results[start + i] = std::move(searches[k].status);
         if (counts != nullptr) counts->AddRangeSkips(plans[i].skips, searches[k].stopped_at);
       }
@@ -376,11 +423,18 @@ std::vector<absl::StatusOr<LookupResult>> TableSet::Impl::MultiGet(
     }
     for (size_t i = 0; i < n; ++i) {
       const KeyPlan& plan = plans[i];
-      if (!plan.any_maybe && counts == nullptr) continue;
+      const bool sampled = v->any_modular && SampleAccesses();
+      if (!plan.any_maybe && counts == nullptr) {
+        if (sampled) CountAccesses(plan.files, plan.count);
+        continue;
+      }
       int stopped_at = kNumLevels - 1;
+      size_t answered = plan.count;
       absl::Status s =
           SearchCandidates(plan.files, pair_maybe + plan.first, pair_block + plan.first, plan.count,
-                           keys[start + i], hashes[i], counts, &stopped_at, &*results[start + i]);
+                           keys[start + i], hashes[i], counts, &stopped_at, &answered,
+                           &*results[start + i]);
+      if (sampled) CountAccesses(plan.files, answered);
       if (!s.ok()) results[start + i] = std::move(s);
       if (counts != nullptr) counts->AddRangeSkips(plan.skips, stopped_at);
     }
@@ -417,19 +471,30 @@ LookupStats TableSet::Impl::stats() const {
       l.entries += f.table->num_entries();
       l.filter_bytes += f.table->filter_memory();
       if (const FilterReader* r = f.table->whole_key_filter()) {
-        fpr_sum += r->predicted_fpr();
-        filter_bits += r->bits_per_key() * static_cast<double>(f.table->num_entries());
+        double fpr = r->predicted_fpr(), bits = r->bits_per_key();
+        auto held = v->held.find(f.file_number);
+        if (held != v->held.end()) {
+          fpr *= held->second->fpr;
+          bits += held->second->bits_per_key;
+        }
+        fpr_sum += fpr;
+        filter_bits += bits * static_cast<double>(f.table->num_entries());
         filtered_entries += f.table->num_entries();
       }
     }
     l.predicted_fpr = l.files == 0 ? 0 : fpr_sum / l.files;
     l.bits_per_key = filtered_entries == 0 ? 0 : filter_bits / filtered_entries;
+  }
+  residency_.AddStats(*v, &s);
+  for (LevelStats& l : s.levels) {
+    l.filter_bytes += l.filter_module_bytes;
     s.total_filter_bytes += l.filter_bytes;
   }
   return s;
 }
 
 void TableSet::Impl::ResetStats() {
+  residency_.ResetStats();
   lookups_.store(0);
   for (LevelCounters& c : counters_) {
     c.checked.store(0);

@@ -129,9 +129,11 @@ void SearchInRounds(absl::Span<KeySearch> searches, BatchReadEngine engine, Loca
       if (!status.ok()) {  // An error ends the lookup: never guess.
         s.status = FileSearchError(m, status);
         s.stopped_at = m.level;
+        s.answered = c.next;
         c.done = true;
       } else if (found) {
         s.stopped_at = m.level;
+        s.answered = c.next;
         c.done = true;
       } else {
         ++c.next;

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -38,6 +39,9 @@ struct KeySearch {
   LookupResult* result = nullptr;
   absl::Status status;
   int stopped_at = kNumLevels - 1;
+  // Out: the index of the file that answered (or whose search failed);
+  // `count` when none did.
+  size_t answered = SIZE_MAX;
 };
 
 // Runs every search; counts into *counts as Get does, if given.

@@ -48,6 +48,12 @@ void Version::Index(const LookupOptions& options) {
   any_other_batched = false;
   any_own_filter = false;
   any_unmapped = false;
+  any_modular = false;
+  any_held_modules = false;
+  size_t num_files = 0;
+  for (const auto& level : levels) num_files += level.size();
+  accesses.reset(new std::atomic<uint64_t>[num_files]());
+  size_t ordinal = 0;
   for (int level = 0; level < kNumLevels; ++level) {
     const bool allowed =
         options.use_filters && !(options.skip_last_level_filters && level == last_nonempty_level);
@@ -75,6 +81,18 @@ void Version::Index(const LookupOptions& options) {
       m.level = level;
       m.table = f.table.get();
       m.file_number = f.file_number;
+      if (batched_blocked && probe.modular) {
+        any_modular = true;
+        m.accesses = &accesses[ordinal];
+        auto it = held.find(f.file_number);
+        if (it != held.end() && !it->second->views.empty()) {
+          any_held_modules = true;
+          m.modules = it->second->views.data();
+          m.num_modules = static_cast<uint32_t>(it->second->views.size());
+          m.predicted_fpr *= it->second->fpr;
+        }
+      }
+      ++ordinal;
       meta[level].push_back(m);
       smallest_prefix[level].push_back(m.smallest_prefix);
       largest_prefix[level].push_back(m.largest_prefix);

@@ -6,6 +6,8 @@
 #define LSMBLOOM_SRC_LOOKUP_VERSION_H_
 
 #include <array>
+#include <atomic>
+#include <memory>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,6 +19,7 @@
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/lookup/lookup.h"
 #include "src/filter/filter_probe.h"
+#include "src/lookup/held_modules.h"
 #include "src/util/search.h"
 
 namespace lsmbloom {
@@ -53,6 +56,13 @@ struct alignas(64) FileMeta {
   // second cache line on.
   std::string_view smallest, largest;
   uint64_t file_number = 0;  // Named in a search's errors.
+  // A modular filter's modules held beyond module 0 (`filter`), probed
+  // with ModuleHash(hash, m) for m = 1..num_modules (filter_residency.h);
+  // and where lookups count the checks that could have cost this file a
+  // false-positive read (null unless the file's filter is modular).
+  const BlockedBloomView* modules = nullptr;
+  uint32_t num_modules = 0;
+  std::atomic<uint64_t>* accesses = nullptr;
 };
 
 // Files a key's range ruled out, per level, without touching their filters.
@@ -77,6 +87,15 @@ struct Version {
   // Some file is read from storage (not mapped): MultiGet then reads data
   // blocks in rounds (storage_search.h).
   bool any_unmapped = false;
+  // Some file's filter is modular (lookups then count its accesses), and
+  // some file has modules held beyond module 0 (lookups then probe them).
+  bool any_modular = false;
+  bool any_held_modules = false;
+  // The modules held beyond module 0, by file number (set before Index,
+  // which points each FileMeta at its own), and the access counters Index
+  // made for this version's modular files.
+  HeldModulesMap held;
+  std::shared_ptr<std::atomic<uint64_t>[]> accesses;
 
   // Rebuilds everything below from `levels`. Call after any change to them.
   void Index(const LookupOptions& options);

@@ -287,24 +287,36 @@ void Table::Rep::LoadFilter(const std::string& policy_name, const BlockHandle& h
         absl::StrCat("filter policy '", policy_name, "' is not known to this reader"));
     return;
   }
-  // The filter's checksum is verified whatever verify_checksums says: a
-  // filter that lies would lose keys.
-  absl::StatusOr<internal::BlockContents> contents =
-      internal::ReadBlock(*file, handle, internal::BlockKind::kFilter, context,
-                          /*verify_checksum=*/true);
-  if (!contents.ok()) {
-    filter_status = contents.status();
-    return;
-  }
-  std::string_view bytes = contents->view();
-  if (contents->is_owned || reinterpret_cast<uintptr_t>(bytes.data()) % 64 != 0) {
-    filter_copy = std::make_unique<internal::AlignedBuffer>(bytes);
-    bytes = filter_copy->view();
+  std::string_view bytes;
+  if (policy_name == kModularBloomPolicyName) {
+    // Module 0 alone: a TableSet reads the others as its cap allows.
+    absl::StatusOr<std::string_view> prefix = ReadModularPrefix(handle);
+    if (!prefix.ok()) {
+      filter_status = prefix.status();
+      return;
+    }
+    bytes = *prefix;
+  } else {
+    // The filter's checksum is verified whatever verify_checksums says: a
+    // filter that lies would lose keys.
+    absl::StatusOr<internal::BlockContents> contents =
+        internal::ReadBlock(*file, handle, internal::BlockKind::kFilter, context,
+                            /*verify_checksum=*/true);
+    if (!contents.ok()) {
+      filter_status = contents.status();
+      return;
+    }
+    bytes = contents->view();
+    if (contents->is_owned || reinterpret_cast<uintptr_t>(bytes.data()) % 64 != 0) {
+      filter_copy = std::make_unique<internal::AlignedBuffer>(bytes);
+      bytes = filter_copy->view();
+    }
   }
   absl::StatusOr<std::unique_ptr<FilterReader>> reader = policy->NewReader(bytes);
   if (!reader.ok()) {
     filter_status = reader.status();
     filter_copy.reset();
+    modular.reset();
     return;
   }
   filter = std::move(*reader);

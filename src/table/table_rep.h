@@ -11,12 +11,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "lsmbloom/filter/modular_bloom.h"
 #include "lsmbloom/table/table.h"
 #include "src/filter/filter_probe.h"
 #include "src/table/block.h"
@@ -103,6 +105,10 @@ struct Table::Rep {
   // trusted whole-key filter. Set once by LoadFilter.
   internal::FilterProbe probe;
   std::shared_ptr<const PrefixExtractor> prefix_extractor;  // Matched by name.
+  // A modular filter's header, and where its block starts: `filter` holds
+  // module 0, and ReadFilterModule reads the others (table_filter_modules.cc).
+  std::optional<ModularBloomHeader> modular;
+  uint64_t filter_offset = 0;
 
   // Counting is not a change to the table: lookups count from const paths.
   mutable internal::TableCounters counters;
@@ -194,6 +200,9 @@ struct Table::Rep {
                              LookupResult* result) const;
 
   void LoadFilter(const std::string& policy_name, const internal::BlockHandle& handle);
+  // LoadFilter's read of a modular filter: its header and module 0 only
+  // (into filter_copy), verified by their own checksums.
+  absl::StatusOr<std::string_view> ReadModularPrefix(const internal::BlockHandle& handle);
 
   // `error` from reading the data block at `h`, or a clearer one when the
   // block is intact but was written for another data block's offset.

@@ -54,6 +54,22 @@ struct LookupOptions {
   // no reads.
   enum class StorageReads { kInFlight, kOneAfterAnother };
   StorageReads multiget_reads = StorageReads::kInFlight;
+  // Filter memory for modular filters (lsmbloom/filter/modular_bloom.h),
+  // in bytes: every filter the set's tables hold counts (module 0 of a
+  // modular one, all of any other), and further modules of modular filters
+  // are held while they fit, the files whose lookups they spare most reads
+  // first (src/lookup/filter_residency.h has the rule). 0: no cap, every
+  // module of every modular filter held. Chosen again, and modules read or
+  // dropped, at every Apply and RebalanceFilterMemory, on the caller's
+  // thread: lookups never wait for a module. Module 0s alone above the cap:
+  // held all the same (a file's filter is never dropped whole).
+  uint64_t filter_memory_cap_bytes = 0;
+  // What a file's worth is judged by: its lookups' checks counted since the
+  // last choice (one lookup in 8 per thread is counted, each count halved
+  // at every choice), or a uniform workload's (Monkey's split in modules;
+  // also what the counts fall back to before any lookup).
+  enum class FilterAllocation { kObservedAccess, kUniform };
+  FilterAllocation filter_allocation = FilterAllocation::kObservedAccess;
 };
 
 // One file in the set. file_number orders level 0: higher is newer.
@@ -88,7 +104,19 @@ struct LevelStats {
   uint64_t files = 0;
   // Entries in the level's files (what their filters were sized from).
   uint64_t entries = 0;
+  // Filter memory held, modules held beyond module 0 included.
   uint64_t filter_bytes = 0;
+  // Modular filters (LookupOptions::filter_memory_cap_bytes): the bytes of
+  // the modules held beyond each file's module 0 (part of filter_bytes),
+  // the modules held (module 0s included), and since construction (or
+  // ResetStats) the modules read from storage, their bytes, the modules
+  // dropped, and the reads that failed (those modules left unheld).
+  uint64_t filter_module_bytes = 0;
+  uint64_t filter_modules_held = 0;
+  uint64_t filter_module_loads = 0;
+  uint64_t filter_module_load_bytes = 0;
+  uint64_t filter_module_evictions = 0;
+  uint64_t filter_module_load_errors = 0;
   // Filter bits per entry, over the files with a trusted whole-key filter
   // (weighted by entries); 0 if none has one.
   double bits_per_key = 0;
@@ -111,7 +139,8 @@ struct LevelStats {
   // Files a lookup passed over because the key is outside their key range
   // (their filters untouched), counted for the levels the search reached.
   uint64_t files_range_skipped = 0;
-  // Mean of the files' predicted FPR (0 without filters): the model's
+  // Mean of the files' predicted FPR (0 without filters; a modular
+  // filter's with the modules held): the model's
   // view of the level (filter_budget.h), whichever files lookups consult.
   double predicted_fpr = 0;
   // The false positives the checked filters' own predicted FPRs expect
@@ -194,6 +223,14 @@ class TableSet {
   // once, and reads data blocks only for the pairs that survive, each key's
   // files newest first. results[i] answers keys[i].
   std::vector<absl::StatusOr<LookupResult>> MultiGet(absl::Span<const std::string_view> keys) const;
+
+  // Chooses again which modules of modular filters to hold
+  // (LookupOptions::filter_memory_cap_bytes) from the accesses counted so
+  // far, reads the ones newly chosen and drops the others; lookups go on
+  // meanwhile with the modules they had. Apply does the same after every
+  // edit. A module that fails to read is left unheld and counted
+  // (LevelStats::filter_module_load_errors): never an error of the call.
+  void RebalanceFilterMemory();
 
   // Counters since construction (or ResetStats), plus the current files.
   LookupStats stats() const;

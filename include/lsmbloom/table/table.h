@@ -87,6 +87,9 @@ class TableIterator {
   virtual bool SkipDamagedBlock() { return false; }
 };
 
+struct ModularBloomHeader;  // lsmbloom/filter/modular_bloom.h
+class FilterModule;
+
 namespace internal {
 class TableLookup;      // The lookup path's access (src/table/table_lookup.h).
 class TableInspection;  // lsmbloom/inspect/inspect.h's (src/table/table_inspection.h).
@@ -122,6 +125,16 @@ class Table {
   // OK if the filter is in use; otherwise why not (NotFound: the table has
   // none; DataLoss/InvalidArgument/Unimplemented: it cannot be trusted).
   const absl::Status& filter_status() const;
+
+  // A modular filter (lsmbloom/filter/modular_bloom.h): its header when the
+  // trusted whole-key filter is one, else null. The table holds its module
+  // 0 (filter_memory()); a TableSet holds further modules as its filter
+  // memory cap allows (lookup.h).
+  const ModularBloomHeader* filter_modules() const;
+  // Module m (1 <= m < the header's count) read from the file, in one read
+  // of its bytes, and verified: DataLoss naming the offset when it is
+  // damaged, InvalidArgument when there is no such module.
+  absl::StatusOr<std::shared_ptr<const FilterModule>> ReadFilterModule(int m) const;
 
   // REQUIRES: the iterator is destroyed before the table.
   std::unique_ptr<TableIterator> NewIterator() const;

@@ -1,0 +1,199 @@
+#include "src/lookup/filter_residency.h"
+
+#include <algorithm>
+#include <memory>
+#include <queue>
+#include <utility>
+
+#include "lsmbloom/filter/modular_bloom.h"
+#include "lsmbloom/table/table.h"
+
+namespace lsmbloom {
+namespace internal {
+
+std::vector<int> ChooseModules(const std::vector<ModularFile>& files, uint64_t fixed_bytes,
+                               uint64_t cap_bytes) {
+  std::vector<int> held(files.size(), 1);
+  if (fixed_bytes >= cap_bytes) return held;
+  uint64_t left = cap_bytes - fixed_bytes;
+  // The FPR of each file's held modules, and the next module's gain per
+  // byte: w * FPR_held * (1 - FPR_next) / bytes_next.
+  std::vector<double> fpr(files.size());
+  struct Next {
+    double gain;
+    size_t file;
+    bool operator<(const Next& o) const { return gain < o.gain; }
+  };
+  std::priority_queue<Next> queue;
+  const auto push = [&](size_t f) {
+    const ModularFile& file = files[f];
+    const size_t m = static_cast<size_t>(held[f]);
+    if (m >= file.module_fpr.size() || file.worth <= 0) return;
+    const double gain =
+        file.worth * fpr[f] * (1 - file.module_fpr[m]) / static_cast<double>(file.module_bytes[m - 1]);
+    queue.push({gain, f});
+  };
+  for (size_t f = 0; f < files.size(); ++f) {
+    fpr[f] = files[f].module_fpr.empty() ? 1 : files[f].module_fpr[0];
+    push(f);
+  }
+  while (!queue.empty()) {
+    const size_t f = queue.top().file;
+    queue.pop();
+    const size_t m = static_cast<size_t>(held[f]);
+    const uint64_t bytes = files[f].module_bytes[m - 1];
+    if (bytes > left) continue;  // The file's later modules are no smaller.
+    left -= bytes;
+    fpr[f] *= files[f].module_fpr[m];
+    ++held[f];
+    push(f);
+  }
+  return held;
+}
+
+void FilterResidency::Rebalance(const Version& current, Version* next) {
+  // 1. What lookups counted on the current version, the older counts
+  // halved so that the worths follow a workload that changes.
+  absl::flat_hash_map<uint64_t, double> observed;
+  for (const auto& level : current.meta) {
+    for (const FileMeta& m : level) {
+      if (m.accesses == nullptr) continue;
+      auto it = observed_.find(m.file_number);
+      const double before = it == observed_.end() ? 0 : it->second / 2;
+      observed[m.file_number] = before + static_cast<double>(m.accesses->load(std::memory_order_relaxed));
+    }
+  }
+  observed_ = std::move(observed);
+
+  // 2. The files of `next` whose modular filter lookups consult.
+  struct Candidate {
+    int level;
+    const TableFile* file;
+    const ModularBloomHeader* header;
+  };
+  std::vector<Candidate> candidates;
+  uint64_t fixed_bytes = 0;
+  std::array<uint64_t, kNumLevels> level_keys{};
+  for (int level = 0; level < kNumLevels; ++level) {
+    const bool consulted =
+        options_.use_filters &&
+        !(options_.skip_last_level_filters && level == next->last_nonempty_level);
+    for (const TableFile& f : next->levels[level]) {
+      fixed_bytes += f.table->filter_memory();
+      level_keys[level] += f.table->num_entries();
+      const ModularBloomHeader* header = f.table->filter_modules();
+      if (consulted && header != nullptr) candidates.push_back({level, &f, header});
+    }
+  }
+  next->held.clear();
+  if (candidates.empty()) return;
+
+  // 3. How many modules each holds.
+  std::vector<int> want(candidates.size());
+  if (options_.filter_memory_cap_bytes == 0) {
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      want[i] = static_cast<int>(candidates[i].header->modules.size());
+    }
+  } else {
+    // The prior: a uniform workload's checks, scaled to a small share of
+    // the counted ones so that a file never counted still ranks by it.
+    std::array<double, kNumLevels> counted{};
+    for (const Candidate& c : candidates) {
+      auto it = observed_.find(c.file->file_number);
+      if (it != observed_.end()) counted[c.level] += it->second;
+    }
+    const double most = *std::max_element(counted.begin(), counted.end());
+    const bool by_access =
+        options_.filter_allocation == LookupOptions::FilterAllocation::kObservedAccess && most > 0;
+    std::vector<ModularFile> files(candidates.size());
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const Candidate& c = candidates[i];
+      ModularFile& f = files[i];
+      for (size_t m = 0; m < c.header->modules.size(); ++m) {
+        f.module_fpr.push_back(c.header->modules[m].predicted_fpr);
+        if (m > 0) f.module_bytes.push_back(c.header->modules[m].size);
+      }
+      const double share =
+          c.level == 0 ? 1.0
+                       : static_cast<double>(c.file->table->num_entries()) /
+                             static_cast<double>(std::max<uint64_t>(1, level_keys[c.level]));
+      if (by_access) {
+        auto it = observed_.find(c.file->file_number);
+        f.worth = (it == observed_.end() ? 0 : it->second) + 0.01 * most * share;
+      } else {
+        f.worth = share;
+      }
+    }
+    want = ChooseModules(files, fixed_bytes, options_.filter_memory_cap_bytes);
+  }
+
+  // 4. Keep what `current` held and `next` still wants; read the rest.
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
+    LevelCounters& counts = counters_[c.level];
+    const size_t extra = static_cast<size_t>(want[i] - 1);
+    std::shared_ptr<const HeldModules> had;
+    auto it = current.held.find(c.file->file_number);
+    if (it != current.held.end()) had = it->second;
+    const size_t have = had == nullptr ? 0 : had->modules.size();
+    if (have == extra) {
+      if (had != nullptr) next->held[c.file->file_number] = had;
+      continue;
+    }
+    auto held = std::make_shared<HeldModules>();
+    for (size_t m = 0; m < extra; ++m) {
+      std::shared_ptr<const FilterModule> module;
+      if (m < have) {
+        module = had->modules[m];
+      } else {
+        absl::StatusOr<std::shared_ptr<const FilterModule>> read =
+            c.file->table->ReadFilterModule(static_cast<int>(m) + 1);
+        if (!read.ok()) {
+          // Unread, the module's keys are "maybe": never a wrong "no".
+          counts.load_errors.fetch_add(1, std::memory_order_relaxed);
+          break;
+        }
+        module = *std::move(read);
+        counts.loads.fetch_add(1, std::memory_order_relaxed);
+        counts.load_bytes.fetch_add(module->memory(), std::memory_order_relaxed);
+      }
+      held->views.push_back(module->view());
+      held->fpr *= module->info().predicted_fpr;
+      held->bits_per_key += module->reader().geometry().bits_per_key();
+      held->bytes += module->memory();
+      held->modules.push_back(std::move(module));
+    }
+    if (have > extra) counts.evictions.fetch_add(have - extra, std::memory_order_relaxed);
+    if (!held->modules.empty()) next->held[c.file->file_number] = std::move(held);
+  }
+}
+
+void FilterResidency::AddStats(const Version& v, LookupStats* stats) const {
+  for (int level = 0; level < kNumLevels; ++level) {
+    LevelStats& l = stats->levels[level];
+    const LevelCounters& c = counters_[level];
+    l.filter_module_loads = c.loads.load(std::memory_order_relaxed);
+    l.filter_module_load_bytes = c.load_bytes.load(std::memory_order_relaxed);
+    l.filter_module_evictions = c.evictions.load(std::memory_order_relaxed);
+    l.filter_module_load_errors = c.load_errors.load(std::memory_order_relaxed);
+    for (const FileMeta& m : v.meta[level]) {
+      if (m.accesses != nullptr) ++l.filter_modules_held;
+      auto it = v.held.find(m.file_number);
+      if (it == v.held.end()) continue;
+      l.filter_modules_held += it->second->modules.size();
+      l.filter_module_bytes += it->second->bytes;
+    }
+  }
+}
+
+void FilterResidency::ResetStats() {
+  for (LevelCounters& c : counters_) {
+    c.loads.store(0);
+    c.load_bytes.store(0);
+    c.evictions.store(0);
+    c.load_errors.store(0);
+  }
+}
+
+}  // namespace internal
+}  // namespace lsmbloom

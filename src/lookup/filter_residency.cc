@@ -54,7 +54,7 @@ std::vector<int> ChooseModules(const std::vector<ModularFile>& files, uint64_t f
 void FilterResidency::Rebalance(const Version& current, Version* next) {
   // 1. What lookups counted on the current version, the older counts
   // halved so that the worths follow a workload that changes.
-  absl::flat_hash_map<uint64_t, double> observed;
+  std::unordered_map<uint64_t, double> observed;
   for (const auto& level : current.meta) {
     for (const FileMeta& m : level) {
       if (m.accesses == nullptr) continue;

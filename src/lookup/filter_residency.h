@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include <unordered_map>
 #include "lsmbloom/lookup/lookup.h"
 #include "src/lookup/version.h"
 
@@ -65,7 +65,7 @@ class FilterResidency {
 
   const LookupOptions options_;
   // Halved-and-added negative checks per file number.
-  absl::flat_hash_map<uint64_t, double> observed_;
+  std::unordered_map<uint64_t, double> observed_;
   std::array<LevelCounters, kNumLevels> counters_;
 };
 

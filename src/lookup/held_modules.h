@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include <unordered_map>
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/modular_bloom.h"
 
@@ -27,7 +27,7 @@ struct HeldModules {
 };
 
 // By file number.
-using HeldModulesMap = absl::flat_hash_map<uint64_t, std::shared_ptr<const HeldModules>>;
+using HeldModulesMap = std::unordered_map<uint64_t, std::shared_ptr<const HeldModules>>;
 
 }  // namespace internal
 }  // namespace lsmbloom

@@ -1,0 +1,309 @@
+// Modular blocked Bloom filters: the filter and its format alone, in a
+// table, and in a TableSet under a filter memory cap. What must hold in
+// every case: no key added is ever rejected, whichever modules are held
+// (on every SIMD target), and more modules held means fewer false
+// positives, at the product of the modules' predicted FPRs.
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "lsmbloom/filter/filter_policy.h"
+#include "lsmbloom/filter/modular_bloom.h"
+#include "lsmbloom/filter/simd.h"
+#include "lsmbloom/lookup/lookup.h"
+#include "src/lookup/filter_residency.h"
+#include "tests/lsm_testutil.h"
+#include "tests/table_testutil.h"
+
+namespace lsmbloom {
+namespace {
+
+using testutil::Entry;
+
+std::string Key(int i) { return "key" + std::to_string(i); }
+
+// A modular filter of keys Key(0..n) with the given module bits/key.
+std::string Build(int n, const std::vector<double>& bits) {
+  ModularBloomOptions options;
+  options.module_bits_per_key = bits;
+  auto policy = NewModularBloomPolicy(options);
+  EXPECT_TRUE(policy.ok()) << policy.status();
+  auto builder = (*policy)->NewBuilder();
+  for (int i = 0; i < n; ++i) builder->AddKey(Key(i));
+  absl::StatusOr<std::string> filter = builder->Finish();
+  EXPECT_TRUE(filter.ok()) << filter.status();
+  return *filter;
+}
+
+std::unique_ptr<FilterReader> Open(std::string_view bytes) {
+  auto policy = NewModularBloomPolicy(ModularBloomOptions());
+  auto reader = (*policy)->NewReader(bytes);
+  EXPECT_TRUE(reader.ok()) << reader.status();
+  return reader.ok() ? std::move(*reader) : nullptr;
+}
+
+double MeasuredFpr(const FilterReader& reader, int n) {
+  int positives = 0;
+  constexpr int kAbsent = 200000;
+  for (int i = 0; i < kAbsent; ++i) positives += reader.KeyMayMatch("absent" + std::to_string(i));
+  (void)n;
+  return static_cast<double>(positives) / kAbsent;
+}
+
+TEST(ModularFilterTest, EveryPrefixOfModulesFindsEveryKeyAtTheProductOfTheirFprs) {
+  const int n = 20000;
+  const std::string filter = Build(n, {2, 2, 3, 4});
+  absl::StatusOr<ModularBloomHeader> header = ParseModularBloomHeader(filter);
+  ASSERT_TRUE(header.ok()) << header.status();
+  ASSERT_EQ(header->modules.size(), 4u);
+  double product = 1;
+  double last_fpr = 1;
+  for (int m = 0; m < 4; ++m) {
+    product *= header->modules[m].predicted_fpr;
+    std::unique_ptr<FilterReader> reader =
+        Open(std::string_view(filter).substr(0, header->PrefixSize(m)));
+    ASSERT_NE(reader, nullptr);
+    for (int i = 0; i < n; ++i) ASSERT_TRUE(reader->KeyMayMatch(Key(i))) << "module " << m;
+    EXPECT_NEAR(reader->predicted_fpr(), product, product * 1e-9);
+    const double measured = MeasuredFpr(*reader, n);
+    // An observation of a rate near `product`: within 20% and 3 sigma.
+    EXPECT_NEAR(measured, product, 0.2 * product + 3 * std::sqrt(product / 200000)) << m;
+    EXPECT_LT(measured, last_fpr);
+    last_fpr = measured;
+  }
+}
+
+TEST(ModularFilterTest, ADamagedLaterModuleIsLeftOutNeverRejectingAKey) {
+  const int n = 5000;
+  std::string filter = Build(n, {2, 2, 2});
+  const ModularBloomHeader header = *ParseModularBloomHeader(filter);
+  filter[header.modules[1].offset + 100] ^= 0x10;
+  std::unique_ptr<FilterReader> reader = Open(filter);
+  ASSERT_NE(reader, nullptr);
+  EXPECT_NE(reader->Describe().find("1 damaged"), std::string::npos) << reader->Describe();
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(reader->KeyMayMatch(Key(i)));
+  EXPECT_NEAR(reader->predicted_fpr(),
+              header.modules[0].predicted_fpr * header.modules[2].predicted_fpr, 1e-12);
+}
+
+TEST(ModularFilterTest, ADamagedHeaderOrModuleZeroIsRefused) {
+  const std::string good = Build(1000, {2, 2});
+  const ModularBloomHeader header = *ParseModularBloomHeader(good);
+  auto policy = *NewModularBloomPolicy(ModularBloomOptions());
+  std::string bad_header = good;
+  bad_header[9] ^= 1;  // The key count, under the header's checksum.
+  EXPECT_EQ(policy->NewReader(bad_header).status().code(), absl::StatusCode::kDataLoss);
+  std::string bad_module0 = good;
+  bad_module0[header.modules[0].offset + 80] ^= 1;
+  EXPECT_EQ(policy->NewReader(bad_module0).status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(policy->NewReader(std::string_view(good).substr(0, header.header_size)).status().code(),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(ParseModularBloomHeader("LSM").status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(ModularFilterTest, BadOptionsAreRefusedNamingTheField) {
+  ModularBloomOptions options;
+  options.module_bits_per_key = {};
+  EXPECT_EQ(NewModularBloomPolicy(options).status().code(), absl::StatusCode::kInvalidArgument);
+  options.module_bits_per_key = std::vector<double>(kMaxFilterModules + 1, 2);
+  EXPECT_FALSE(ValidateModularBloomOptions(options).ok());
+  options.module_bits_per_key = {2, 0.1};
+  const absl::Status s = ValidateModularBloomOptions(options);
+  EXPECT_NE(s.message().find("module_bits_per_key[1]"), std::string::npos) << s;
+}
+
+TEST(ModularFilterTest, ModuleHashIsTheKeyHashForModuleZeroAndDiffersForTheOthers) {
+  EXPECT_EQ(ModuleHash(12345, 0), 12345u);
+  EXPECT_NE(ModuleHash(12345, 1), ModuleHash(12345, 2));
+  EXPECT_NE(ModuleHash(12345, 1), 12345u);
+}
+
+// Tables of modular filters, written and opened from memory.
+TableOptions ModularTableOptions(const std::vector<double>& bits) {
+  ModularBloomOptions options;
+  options.module_bits_per_key = bits;
+  TableOptions table;
+  table.filter_policy = *NewModularBloomPolicy(options);
+  return table;
+}
+
+TEST(ModularFilterTest, ATableHoldsModuleZeroAndReadsTheOthersVerified) {
+  std::vector<Entry> entries;
+  for (int i = 0; i < 3000; ++i) entries.push_back({testutil::TableKey(i), 1, EntryType::kValue, "v"});
+  const std::string bytes = testutil::BuildTable(entries, ModularTableOptions({2, 3, 4}));
+  auto table = Table::Open(NewMemRandomAccessFile(bytes));
+  ASSERT_TRUE(table.ok()) << table.status();
+  ASSERT_TRUE((*table)->filter_status().ok()) << (*table)->filter_status();
+  const ModularBloomHeader* header = (*table)->filter_modules();
+  ASSERT_NE(header, nullptr);
+  EXPECT_EQ((*table)->filter_memory(), header->PrefixSize(0));
+  for (int m = 1; m < 3; ++m) {
+    absl::StatusOr<std::shared_ptr<const FilterModule>> module = (*table)->ReadFilterModule(m);
+    ASSERT_TRUE(module.ok()) << module.status();
+    EXPECT_EQ((*module)->memory(), header->modules[m].size);
+    for (int i = 0; i < 3000; ++i) {
+      ASSERT_TRUE((*module)->reader().MayMatchHash(ModuleHash(KeyHash(testutil::TableKey(i)), m)));
+    }
+  }
+  EXPECT_EQ((*table)->ReadFilterModule(3).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ((*table)->ReadFilterModule(0).status().code(), absl::StatusCode::kInvalidArgument);
+
+  // Module 2 damaged on disk: its read fails, naming the offset.
+  const uint64_t filter_start = bytes.find(std::string("LSMM", 4));
+  ASSERT_NE(filter_start, std::string::npos);
+  std::string damaged = bytes;
+  damaged[filter_start + header->modules[2].offset + 70] ^= 4;
+  auto reopened = Table::Open(NewMemRandomAccessFile(damaged));
+  ASSERT_TRUE(reopened.ok());
+  absl::StatusOr<std::shared_ptr<const FilterModule>> bad = (*reopened)->ReadFilterModule(2);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(bad.status().message().find("offset"), std::string::npos) << bad.status();
+}
+
+// A TableSet over levels of modular files: the absent keys of a model LSM.
+struct ModularLsm {
+  testutil::ModelLsm lsm;
+  std::vector<std::shared_ptr<const Table>> tables;
+  explicit ModularLsm(const LookupOptions& options) : lsm(options) {}
+
+  // Level 1: 4 files of 1000 keys each; level 2: 4 files of 10000.
+  void Build() {
+    const std::vector<double> bits = {2, 2, 2, 2, 2, 2};
+    uint64_t seq = 1;
+    for (int level : {2, 1}) {
+      const int per_file = level == 2 ? 10000 : 1000;
+      for (int f = 0; f < 4; ++f) {
+        std::vector<Entry> entries;
+        for (int i = 0; i < per_file; ++i) {
+          // Keys of file f span [f * 100000, (f + 1) * 100000): even ones.
+          const int id = f * 100000 + 2 * i * (level == 2 ? 1 : 10);
+          entries.push_back({testutil::TableKey(id), seq++, EntryType::kValue, "v"});
+        }
+        tables.push_back(lsm.AddFile(level, std::move(entries), ModularTableOptions(bits)));
+        ASSERT_NE(tables.back(), nullptr);
+      }
+    }
+  }
+  // Every key of the model found, every answer the model's.
+  void CheckEveryKey() {
+    for (const auto& [key, entry] : lsm.truth) {
+      absl::StatusOr<LookupResult> r = lsm.set.Get(key);
+      ASSERT_TRUE(r.ok()) << r.status();
+      ASSERT_EQ(r->kind, LookupResult::Kind::kFound) << key;
+    }
+    std::vector<std::string> keys;
+    for (const auto& [key, entry] : lsm.truth) keys.push_back(key);
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    auto results = lsm.set.MultiGet(views);
+    for (size_t i = 0; i < results.size(); ++i) {
+      ASSERT_TRUE(results[i].ok());
+      ASSERT_EQ(results[i]->kind, LookupResult::Kind::kFound) << keys[i];
+    }
+  }
+  // False positives per absent lookup over `n` odd keys of file `f`'s range.
+  double FalsePositives(int file, int n) {
+    lsm.set.ResetStats();
+    for (int i = 0; i < n; ++i) {
+      absl::StatusOr<LookupResult> r = lsm.set.Get(testutil::TableKey(file * 100000 + 2 * i + 1));
+      EXPECT_TRUE(r.ok());
+      EXPECT_EQ(r->kind, LookupResult::Kind::kNotFound);
+    }
+    return lsm.set.stats().false_positives_per_lookup();
+  }
+};
+
+TEST(ModularFilterTest, WithoutACapEveryModuleIsHeldAndEveryKeyFoundOnEveryTarget) {
+  for (const std::string& target : AvailableSimdTargets()) {
+    ASSERT_TRUE(PinSimdTarget(target).ok());
+    ModularLsm m{LookupOptions()};
+    m.Build();
+    m.CheckEveryKey();
+    const LookupStats s = m.lsm.set.stats();
+    EXPECT_EQ(s.levels[1].filter_modules_held, 4u * 6) << target;
+    EXPECT_EQ(s.levels[2].filter_module_loads, 4u * 5) << target;
+    EXPECT_GT(s.levels[2].filter_module_bytes, 0u);
+    // 12 bits/key held: about 0.4^6 = 0.4% per check, two checks a lookup.
+    EXPECT_LT(m.FalsePositives(0, 4000), 0.03) << target;
+  }
+  ASSERT_TRUE(PinSimdTarget("best").ok());
+}
+
+TEST(ModularFilterTest, UnderATinyCapOnlyModuleZeroIsHeldAndKeysAreStillFound) {
+  LookupOptions options;
+  options.filter_memory_cap_bytes = 1;
+  ModularLsm m(options);
+  m.Build();
+  m.CheckEveryKey();
+  const LookupStats s = m.lsm.set.stats();
+  EXPECT_EQ(s.levels[2].filter_modules_held, 4u);
+  EXPECT_EQ(s.levels[2].filter_module_bytes, 0u);
+  EXPECT_EQ(s.levels[2].filter_module_loads, 0u);
+  // Module 0 alone at 2 bits/key: about 0.4 per check.
+  EXPECT_GT(m.FalsePositives(0, 2000), 0.3);
+}
+
+TEST(ModularFilterTest, TheFilesLookupsReachGetTheModulesAndTheOthersGiveThemUp) {
+  // The cap: what the tables hold (headers and module 0s, ~16 KB) and 8 KB
+  // more: room for the modules of about two files of each level.
+  LookupOptions options;
+  options.filter_memory_cap_bytes = 1;
+  uint64_t fixed = 0;
+  {
+    ModularLsm probe(options);
+    probe.Build();
+    fixed = probe.lsm.set.stats().total_filter_bytes;
+  }
+  options.filter_memory_cap_bytes = fixed + 8000;
+  ModularLsm m(options);
+  m.Build();
+  const double before = m.FalsePositives(3, 4000);
+  // Lookups go to file 3's range only; then the choice follows them.
+  m.lsm.set.RebalanceFilterMemory();
+  const double after = m.FalsePositives(3, 4000);
+  EXPECT_LT(after, before * 0.5) << before << " -> " << after;
+  const LookupStats s = m.lsm.set.stats();
+  uint64_t held = 0;
+  for (const LevelStats& l : s.levels) held += l.filter_bytes;
+  EXPECT_LE(held, options.filter_memory_cap_bytes);
+  m.CheckEveryKey();
+  // The other files' lookups now: modules move to them, some dropped here.
+  const double file0_before = m.FalsePositives(0, 4000);
+  uint64_t evictions = 0;
+  for (int round = 0; round < 3; ++round) {
+    m.lsm.set.RebalanceFilterMemory();
+    for (const LevelStats& l : m.lsm.set.stats().levels) evictions += l.filter_module_evictions;
+    m.FalsePositives(0, 4000);  // Resets the counters.
+  }
+  EXPECT_GT(evictions, 0u);
+  EXPECT_LT(m.FalsePositives(0, 4000), file0_before * 0.5);
+  m.CheckEveryKey();
+}
+
+TEST(ModularFilterTest, UniformWorthsGiveTheSmallerLevelMoreBitsPerKeyAsMonkeyDoes) {
+  // Two levels of one file each: 1,000 and 100,000 keys, 8 modules of 2
+  // bits/key; the cap is 4 bits/key on average.
+  std::vector<internal::ModularFile> files(2);
+  const uint64_t keys[2] = {1000, 100000};
+  uint64_t fixed = 0;
+  for (int f = 0; f < 2; ++f) {
+    files[f].worth = 1;  // One check of each per lookup.
+    files[f].module0_bytes = keys[f] * 2 / 8;
+    fixed += files[f].module0_bytes;
+    for (int m = 0; m < 8; ++m) {
+      files[f].module_fpr.push_back(0.4);
+      if (m > 0) files[f].module_bytes.push_back(keys[f] * 2 / 8);
+    }
+  }
+  const std::vector<int> held = internal::ChooseModules(files, fixed, 101000 * 4 / 8);
+  EXPECT_EQ(held[0], 8);  // The small level: everything (it costs little).
+  EXPECT_GE(held[1], 1);
+  EXPECT_LE(held[1], 2);
+  // Nothing fits: module 0 alone everywhere.
+  EXPECT_EQ(internal::ChooseModules(files, fixed, fixed), std::vector<int>({1, 1}));
+}
+
+}  // namespace
+}  // namespace lsmbloom

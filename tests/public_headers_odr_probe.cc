@@ -18,6 +18,7 @@
 #include "lsmbloom/filter/filter_policy.h"
 #include "lsmbloom/filter/key_hash-inl.h"
 #include "lsmbloom/filter/key_hash.h"
+#include "lsmbloom/filter/modular_bloom.h"
 #include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/filter/ribbon_math.h"
 #include "lsmbloom/filter/ribbon_options.h"

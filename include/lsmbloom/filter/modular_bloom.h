@@ -100,6 +100,10 @@ struct FilterModuleInfo {
   // The blocked model's FPR for this module's geometry and the filter's
   // key count.
   double predicted_fpr = 1;
+
+  // Out of line, as every constructor of a public type holding floating
+  // point is (tests/public_headers_odr_test.sh).
+  FilterModuleInfo();
 };
 
 // The header of a modular filter.
@@ -108,6 +112,13 @@ struct ModularBloomHeader {
   uint64_t num_keys = 0;
   uint64_t header_size = 0;  // Where module 0 starts.
   std::vector<FilterModuleInfo> modules;
+
+  ModularBloomHeader();
+  ModularBloomHeader(const ModularBloomHeader&);
+  ModularBloomHeader(ModularBloomHeader&&) noexcept;
+  ModularBloomHeader& operator=(const ModularBloomHeader&);
+  ModularBloomHeader& operator=(ModularBloomHeader&&) noexcept;
+  ~ModularBloomHeader();
 
   // Bytes from the start of the filter to the end of module m: what a
   // reader needs to hold modules 0..m.

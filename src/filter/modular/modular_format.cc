@@ -45,6 +45,14 @@ std::string EncodeModularHeader(uint64_t num_keys, const std::vector<FilterModul
 
 }  // namespace internal
 
+FilterModuleInfo::FilterModuleInfo() = default;
+ModularBloomHeader::ModularBloomHeader() = default;
+ModularBloomHeader::ModularBloomHeader(const ModularBloomHeader&) = default;
+ModularBloomHeader::ModularBloomHeader(ModularBloomHeader&&) noexcept = default;
+ModularBloomHeader& ModularBloomHeader::operator=(const ModularBloomHeader&) = default;
+ModularBloomHeader& ModularBloomHeader::operator=(ModularBloomHeader&&) noexcept = default;
+ModularBloomHeader::~ModularBloomHeader() = default;
+
 absl::StatusOr<ModularBloomHeader> ParseModularBloomHeader(std::string_view filter) {
   using internal::DecodeFixed32;
   using internal::DecodeFixed64;

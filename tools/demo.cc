@@ -35,6 +35,9 @@ ABSL_FLAG(bool, filter_budget, false,
 ABSL_FLAG(uint64_t, storage_lookups, 2000,
           "lookups of each kind with the tables read from storage (direct reads and a block "
           "cache); 0 skips that part");
+ABSL_FLAG(uint64_t, memory_lookups, 200000,
+          "lookups of each pass of the filter-memory part: modular filters under a cap of 5 "
+          "bits/key following a skewed workload (0 skips it)");
 ABSL_FLAG(double, target_fpr, 0.0, "if set, pick bits/key for this false-positive rate instead");
 ABSL_FLAG(std::string, simd, "",
           "pin the SIMD target (scalar, sse4, avx2, avx512, ..., best); "
@@ -120,6 +123,7 @@ int main(int argc, char** argv) {
   if (status.ok()) {
     lsmbloom::demo::LsmDemoOptions lsm;
     lsm.num_keys = absl::GetFlag(FLAGS_lsm_keys);
+    lsm.memory_lookups = absl::GetFlag(FLAGS_memory_lookups);
     lsm.lookups = absl::GetFlag(FLAGS_lookups);
     lsm.bits_per_key = absl::GetFlag(FLAGS_bits_per_key);
     lsm.filter_budget = absl::GetFlag(FLAGS_filter_budget);

@@ -20,6 +20,7 @@
 #include "lsmbloom/table/table.h"
 #include "lsmbloom/table/table_builder.h"
 #include "tools/lsm_fixture.h"
+#include "tools/memory_demo.h"
 #include "tools/storage_demo.h"
 
 namespace lsmbloom {
@@ -235,6 +236,10 @@ absl::Status RunLsmDemo(const LsmDemoOptions& options) {
       "file whose key range holds the key is searched)\n");
   if (options.storage_lookups > 0) {
     s = RunStorageDemo(dir, edit, present, absent, options.storage_lookups);
+    if (!s.ok()) return s;
+  }
+  if (options.memory_lookups > 0) {
+    s = RunMemoryDemo(dir, layout, options.memory_lookups);
     if (!s.ok()) return s;
   }
   if (options.dir.empty()) {

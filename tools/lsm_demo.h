@@ -25,6 +25,9 @@ struct LsmDemoOptions {
   std::string dir;  // Where the table files go; a fresh temp dir if empty.
   // Lookups of each kind in the storage part (storage_demo.h); 0 skips it.
   uint64_t storage_lookups = 2000;
+  // Lookups of each pass in the filter-memory part (memory_demo.h); 0 skips
+  // it.
+  uint64_t memory_lookups = 200000;
 };
 
 absl::Status RunLsmDemo(const LsmDemoOptions& options);

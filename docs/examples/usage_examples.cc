@@ -24,6 +24,7 @@
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/filter_policy.h"
 #include "lsmbloom/filter/key_hash.h"
+#include "lsmbloom/filter/modular_bloom.h"
 #include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/inspect/inspect.h"
 #include "lsmbloom/io/file.h"
@@ -82,6 +83,21 @@ void RibbonHeaderExample() {
   // clang-format on
   Check(reader.ok(), "the Ribbon header's example builds a filter");
   for (const std::string& key : keys) Check(reader->MayMatch(key), "no false negative");
+}
+
+void ModularHeaderExample() {
+  // clang-format off
+  // [START modular_header]
+  ModularBloomOptions options;
+  options.module_bits_per_key = {2, 2, 2, 2};
+  absl::StatusOr<std::shared_ptr<const FilterPolicy>> policy =
+      NewModularBloomPolicy(options);
+  TableOptions table_options;
+  table_options.filter_policy = *policy;
+  // [END modular_header]
+  // clang-format on
+  Check(policy.ok(), "the modular header's example makes a policy");
+  Check(table_options.filter_policy->Name() == kModularBloomPolicyName, "a modular policy");
 }
 
 // [START filter_alone]
@@ -401,6 +417,7 @@ int main() {
   }
   BlockedBloomHeaderExample();
   RibbonHeaderExample();
+  ModularHeaderExample();
   absl::Status status = FilterAlone();
   if (status.ok()) status = OneTable(dir);
   if (status.ok()) status = Levels(dir);

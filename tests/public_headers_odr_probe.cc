@@ -18,6 +18,7 @@
 #include "lsmbloom/filter/filter_policy.h"
 #include "lsmbloom/filter/key_hash-inl.h"
 #include "lsmbloom/filter/key_hash.h"
+#include "lsmbloom/filter/modular_bloom.h"
 #include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/filter/ribbon_math.h"
 #include "lsmbloom/filter/ribbon_options.h"
@@ -105,4 +106,5 @@ void UsePublicHeaders(std::vector<void*>& sink, std::string_view key, uint64_t h
   *static_cast<bool*>(sink[27]) =
       prober.MayMatchHash(hash) && lsmbloom::HWY_NAMESPACE::MayMatchHash(reader.view(), hash);
   odr_probe::Touch(static_cast<FilterBudgetOptions*>(sink[28]));
+  odr_probe::Touch(static_cast<FilterModuleCheck*>(sink[29]));
 }

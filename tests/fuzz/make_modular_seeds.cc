@@ -26,10 +26,10 @@ std::string Filter(int keys, const std::vector<double>& bits) {
   return *b->Finish();
 }
 
-// A round-trip input: modules of bits[m] / 2 + 0.5 bits/key (bits[m] < 60),
-// keys "k0" .. "k<n-1>" separated by ','.
+// A round-trip input (first byte's top bit set): modules of bits[m] / 2 +
+// 0.5 bits/key (bits[m] < 60), keys "k0" .. "k<n-1>" separated by ','.
 std::string KeyList(const std::vector<int>& bits, int keys) {
-  std::string in(1, static_cast<char>(bits.size() - 1));
+  std::string in(1, static_cast<char>(0x80 | (bits.size() - 1)));
   for (int b : bits) in.push_back(static_cast<char>(b));
   in.push_back(',');
   for (int i = 0; i < keys; ++i) {
@@ -64,5 +64,6 @@ int main(int argc, char** argv) {
   Write(dir + "/damaged_module_2", damaged);
   Write(dir + "/keys_3_modules", KeyList({15, 7, 3}, 200));
   Write(dir + "/keys_1_module", KeyList({19}, 40));
+  Write(dir + "/keys_16_modules", KeyList(std::vector<int>(16, 0), 300));
   return 0;
 }

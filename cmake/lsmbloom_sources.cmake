@@ -119,6 +119,7 @@ set(LSMBLOOM_INSPECT_SOURCES
   src/inspect/block_dump.cc
   src/inspect/escape.cc
   src/inspect/filter_keys.cc
+  src/inspect/filter_modules.cc
   src/inspect/inspected_table.cc
 )
 

@@ -106,4 +106,5 @@ void UsePublicHeaders(std::vector<void*>& sink, std::string_view key, uint64_t h
   *static_cast<bool*>(sink[27]) =
       prober.MayMatchHash(hash) && lsmbloom::HWY_NAMESPACE::MayMatchHash(reader.view(), hash);
   odr_probe::Touch(static_cast<FilterBudgetOptions*>(sink[28]));
+  odr_probe::Touch(static_cast<FilterModuleCheck*>(sink[29]));
 }

@@ -20,16 +20,23 @@ namespace inspect {
 namespace {
 
 struct FilterReport {
-  std::optional<FilterHealth> health;    // Blocked Bloom filters only.
-  std::optional<FilterKeyCheck> keys;    // Other filters that hash keys (Ribbon).
-  std::optional<ProbeResult> outside;    // Unless --probes=0.
-  std::optional<ProbeResult> inside;     // Unless --range-probes=0.
-  std::optional<ProbeResult> from_file;  // With --keys-from.
-  std::string problem;                   // Why the command fails, or "".
+  std::optional<FilterHealth> health;      // Blocked Bloom filters only.
+  std::optional<FilterKeyCheck> keys;      // Other filters that hash keys (Ribbon).
+  std::optional<ProbeResult> outside;      // Unless --probes=0.
+  std::optional<ProbeResult> inside;       // Unless --range-probes=0.
+  std::optional<ProbeResult> from_file;    // With --keys-from.
+  std::vector<FilterModuleCheck> modules;  // Modular filters only.
+  std::string problem;                     // Why the command fails, or "".
 };
 
 std::string Problem(const FilterView& f, const FilterReport& r) {
   if (f.damaged()) return absl::StrCat("filter untrusted: ", f.status().message());
+  for (const FilterModuleCheck& c : r.modules) {
+    if (!c.status.ok()) {
+      return absl::StrCat("filter module ", c.index, " is damaged (", c.status.message(),
+                          "): lookups answer \"maybe\" for the keys it would rule out");
+    }
+  }
   if (r.keys.has_value() && r.keys->false_negatives > 0) {
     return absl::StrCat("the filter rules out ", r.keys->false_negatives,
                         " keys the table holds (false negatives)");
@@ -54,6 +61,7 @@ absl::StatusOr<FilterReport> Analyze(const Options& o, const InputFile& file,
   FilterReport r;
   const FilterView& f = t.filter();
   const uint64_t entries = t.table().num_entries();
+  r.modules = CheckFilterModules(t);
   if (f.blocked() != nullptr) {
     Progress progress(o.style.progress, "filter " + file.shown + ": keys", entries, "entries");
     absl::StatusOr<FilterHealth> h = AnalyzeBlockedFilter(t, &progress);
@@ -140,6 +148,23 @@ void PrintKeyCheck(const FilterView& f, const FilterKeyCheck& c) {
   Row("keys", keys);
 }
 
+// One line a module: where it is, its geometry and model FPR, the FPR of
+// the modules up to it, and whether its bytes verify.
+void PrintModules(const std::vector<FilterModuleCheck>& modules) {
+  Row("modules", absl::StrCat(modules.size(), " in the filter block, each checked in the file; ",
+                              "the table holds module 0, lookups read the others on demand"));
+  Row("", absl::StrFormat("%3s %10s %10s %9s %3s %10s %10s  %s", "#", "offset", "size", "bits/key",
+                          "k", "fpr", "fpr 0..m", "checksum"));
+  for (const FilterModuleCheck& c : modules) {
+    const std::string verdict =
+        c.status.ok() ? "verified" : absl::StrCat("DAMAGED, not used: ", c.status.message());
+    Row("", absl::StrFormat("%3d %10u %10u %9.3f %3d %10s %10s  %s", c.index, c.info.offset,
+                            c.info.size, c.bits_per_key, c.info.num_probes,
+                            Percent(c.info.predicted_fpr), Percent(c.cumulative_fpr), verdict));
+  }
+  Row("", "offsets from the filter block's start; fpr 0..m: the modules up to m that verify");
+}
+
 void PrintMeasured(const char* what, const ProbeResult& p) {
   Row("", absl::StrFormat("%s %s (%u of %u probes), 95%% interval %s .. %s", what, Percent(p.fpr),
                           p.false_positives, p.absent, Percent(p.low), Percent(p.high)));
@@ -160,15 +185,18 @@ void PrintText(const InputFile& file, const InspectedTable& t, const FilterRepor
   Row("kind", FilterKind(f));
   Row("parameters", f.reader()->Describe());
   Row("bits/key", absl::StrFormat("%.3f", f.reader()->bits_per_key()));
+  if (!r.modules.empty()) PrintModules(r.modules);
   if (r.health.has_value()) {
     PrintHealth(f, *r.health);
   } else {
     if (r.keys.has_value()) PrintKeyCheck(f, *r.keys);
     Row("bits, loads", "not shown: only for blocked Bloom filters");
   }
+  std::string model_note;
+  if (FilterKind(f) == "ribbon") model_note = " (Ribbon model, dependent keys included)";
+  if (!r.modules.empty()) model_note = " (module 0: what the table holds, and the probes below)";
   Row("fpr", absl::StrCat("model ", Percent(f.reader()->predicted_fpr()), " at this geometry",
-                          FilterKind(f) == "ribbon" ? " (Ribbon model, dependent keys included)"
-                                                    : ""));
+                          model_note));
   if (r.health.has_value()) {
     Row("", absl::StrCat("from fill ", Percent(r.health->fpr_from_fill),
                          " (mean over blocks of fill^k)"));
@@ -236,6 +264,24 @@ Json ReportJson(const InputFile& file, const InspectedTable& t, const FilterRepo
                      {"distinct_hashes", r.keys->distinct_hashes},
                      {"keys_complete", r.keys->keys_complete},
                      {"false_negatives", r.keys->false_negatives}};
+  }
+  j["modules"] = nullptr;
+  if (!r.modules.empty()) {
+    j["modules"] = Json::array();
+    for (const FilterModuleCheck& c : r.modules) {
+      j["modules"].push_back(
+          Json{{"index", c.index},
+               {"offset", c.info.offset},
+               {"file_offset", c.file_offset},
+               {"size", c.info.size},
+               {"num_blocks", c.info.num_blocks},
+               {"num_probes", c.info.num_probes},
+               {"bits_per_key", c.bits_per_key},
+               {"predicted_fpr", c.info.predicted_fpr},
+               {"cumulative_fpr", c.cumulative_fpr},
+               {"verified", c.status.ok()},
+               {"status", c.status.ok() ? "OK" : EscapeBytes(StatusText(c.status))}});
+    }
   }
   j["fpr"] = nullptr;
   if (t.filter().reader() != nullptr) {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "lsmbloom/filter/modular_bloom.h"
 #include "lsmbloom/filter/ribbon_policy.h"
 #include "tools/sst_inspect_commands.h"
 
@@ -149,6 +150,7 @@ std::string FilterKind(const FilterView& f) {
   if (f.policy() == kBlockedBloomPolicyName) return "blocked bloom";
   if (f.policy() == kRibbonPolicyName) return "ribbon";
   if (f.policy() == kClassicBloomPolicyName) return "classic bloom";
+  if (f.policy() == kModularBloomPolicyName) return "modular bloom";
   return "other";
 }
 

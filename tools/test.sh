@@ -131,7 +131,7 @@ if ((sanitizers)); then
     //tests:storage_lookup_test //tests:block_cache_test //tests:batch_read_test
   fuzz_base="$cache/lsmbloom-fuzz"
   # Every fuzz_target of tests/fuzz/BUILD (//tests:fuzz_stage_test checks).
-  fuzz_targets=(filter_reader table roundtrip ribbon_reader ribbon_builder)
+  fuzz_targets=(filter_reader table roundtrip ribbon_reader ribbon_builder modular_reader)
   fuzzers=()
   for target in "${fuzz_targets[@]}"; do fuzzers+=("//tests/fuzz:${target}_fuzzer"); done
   if bazel --output_base="$fuzz_base" build --config=fuzz --symlink_prefix=/ "${fuzzers[@]}" >&2; then

@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/filter_policy.h"
+#include "lsmbloom/filter/modular_bloom.h"
 #include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/io/file.h"
 #include "lsmbloom/table/options.h"
@@ -165,6 +166,32 @@ class FilterKeys {
  private:
   std::unique_ptr<internal::FilterKeySelector> selector_;
 };
+
+// One module of a modular filter (lsmbloom/filter/modular_bloom.h): what
+// the filter's header says of it, and whether its bytes in the file verify.
+struct FilterModuleCheck {
+  int index = 0;
+  FilterModuleInfo info;     // Offset from the filter's start, size, geometry.
+  uint64_t file_offset = 0;  // Where its bytes start in the file.
+  double bits_per_key = 0;   // 512 bits a block over the header's key count.
+  // The FPR a reader holding the modules 0..index that verify answers with:
+  // the product of their predicted FPRs (a damaged module adds nothing).
+  double cumulative_fpr = 1;
+  absl::Status status;  // OK, or why the module is not used (DataLoss).
+
+  // Out of line, as every constructor of a public type holding floating
+  // point is (tests/public_headers_odr_test.sh).
+  FilterModuleCheck();
+  FilterModuleCheck(const FilterModuleCheck&);
+  FilterModuleCheck& operator=(const FilterModuleCheck&);
+  ~FilterModuleCheck();
+};
+
+// For a table whose trusted filter is modular: every module its header
+// names, each read from the file and verified as Table::ReadFilterModule
+// does (checksum, its own header, the header's geometry). Empty for any
+// other filter. A module that cannot be read says so in its status.
+std::vector<FilterModuleCheck> CheckFilterModules(const InspectedTable& t);
 
 // One data block, as read from the file.
 struct DataBlockInfo {

@@ -40,7 +40,9 @@
 //   us_per_lookup            wall time
 //   filter_bytes             filter memory resident at the end;
 //                            filter_bits_per_entry the same per entry;
-//                            cap_bytes the cap
+//                            cap_bytes the cap; cached_index_bytes the
+//                            index partitions beside the filters in
+//                            RocksPartitioned's cache
 //
 // Memory_CachedAbsentGet_<Variant>: the cached regime, for the CPU target:
 // uniform absent keys on the same tables mapped and page-cached, CPU time
@@ -82,6 +84,7 @@ void SetCounters(benchmark::State& state, const Counts& c, double lookups, doubl
   state.counters["us_per_lookup"] = per(seconds * 1e6);
   state.counters["filter_bytes"] = c.filter_bytes;
   state.counters["filter_bits_per_entry"] = 8 * c.filter_bytes / TheData().entries;
+  state.counters["cached_index_bytes"] = c.cached_index_bytes;
   state.counters["cap_bytes"] = static_cast<double>(CapBytes());
   state.SetItemsProcessed(static_cast<int64_t>(lookups));
 }

@@ -117,8 +117,11 @@ struct Counts {
   double data_block_hits = 0;
   // Filter checks in the bottom level (0 where its filters are skipped).
   double bottom_filter_checks = 0;
-  // Filter memory resident at the end, in bytes.
+  // Filter memory resident at the end, in bytes, and the index memory held
+  // in a block cache beside it (RocksPartitioned; 0 where indexes are in
+  // table memory, as lsmbloom's always are).
   double filter_bytes = 0;
+  double cached_index_bytes = 0;
 };
 
 class Engine {

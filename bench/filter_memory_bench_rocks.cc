@@ -14,9 +14,14 @@
 //                         partition_filters with kTwoLevelIndexSearch,
 //                         cache_index_and_filter_blocks: filter partitions
 //                         compete in an LRU block cache of the cap plus the
-//                         index partitions' bytes (so the index does not
-//                         take the filters' room; its misses are counted
-//                         apart as index_loads), top-level indexes pinned.
+//                         index partitions' bytes on disk (room for the
+//                         index, which lsmbloom keeps in table memory; its
+//                         misses are counted apart as index_loads),
+//                         top-level indexes pinned. One LRU list holds
+//                         both, so the filters may hold more than the cap
+//                         where the index holds less than its bytes (or the
+//                         reverse): filter_bytes and cached_index_bytes say
+//                         what each held at the end.
 //
 // No data block is cached (as lsmbloom's, read with no cache): the block
 // cache (DataRefusingCache) drops each data block when its lookup is done;
@@ -30,6 +35,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -278,8 +284,14 @@ class RocksEngine : public Engine {
     c.filter_loads = now.filter_misses - start_.filter_misses;
     c.index_loads = now.index_misses - start_.index_misses;
     c.bottom_filter_checks = now.bottom_checks - start_.bottom_checks;
-    c.filter_bytes = variant_ == RocksVariant::kPartitioned ? CachedFilterBytes()
-                                                            : static_cast<double>(filter_disk_bytes_);
+    if (variant_ == RocksVariant::kPartitioned) {
+      // The partitions and their pinned top-level indexes.
+      c.filter_bytes = CachedBytes(
+          {rocksdb::CacheEntryRole::kFilterBlock, rocksdb::CacheEntryRole::kFilterMetaBlock});
+      c.cached_index_bytes = CachedBytes({rocksdb::CacheEntryRole::kIndexBlock});
+    } else {
+      c.filter_bytes = static_cast<double>(filter_disk_bytes_);
+    }
     return c;
   }
 
@@ -305,14 +317,13 @@ class RocksEngine : public Engine {
     return s;
   }
 
-  // The filter blocks' share of the block cache (partitions and their
-  // pinned top-level indexes), by RocksDB's own accounting.
-  double CachedFilterBytes() const {
+  // The block cache's bytes held by `roles`, by RocksDB's own accounting
+  // (its entry statistics, at most a few seconds old).
+  double CachedBytes(std::initializer_list<rocksdb::CacheEntryRole> roles) const {
     std::map<std::string, std::string> stats;
     if (!db_->GetMapProperty(rocksdb::DB::Properties::kBlockCacheEntryStats, &stats)) return -1;
     double bytes = 0;
-    for (rocksdb::CacheEntryRole role :
-         {rocksdb::CacheEntryRole::kFilterBlock, rocksdb::CacheEntryRole::kFilterMetaBlock}) {
+    for (rocksdb::CacheEntryRole role : roles) {
       const auto it = stats.find(rocksdb::BlockCacheEntryStatsMapKeys::UsedBytes(role));
       if (it != stats.end()) bytes += std::stod(it->second);
     }

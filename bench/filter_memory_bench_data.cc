@@ -65,8 +65,12 @@ const Data& TheData() {
       const std::string rm = "rm -rf " + TheData().dir;
       if (std::system(rm.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", rm.c_str());
     });
+    const Clock::time_point start = Clock::now();
     d->layout = fixture::MakeLayout(NumKeys(), 42, MemoryShape());
     for (const fixture::FileSpec& f : d->layout) d->entries += f.entries.size();
+    std::fprintf(stderr, "filter_memory_bench: laid out %llu keys (%llu entries) in %.1f s\n",
+                 static_cast<unsigned long long>(NumKeys()),
+                 static_cast<unsigned long long>(d->entries), Seconds(start));
     return d;
   }();
   return *data;
@@ -166,6 +170,7 @@ const Lookups& LookupsOf(Stream s) {
   if (!l.keys.empty()) return l;
   const uint64_t n = NumKeys();  // Key index i is id 2i (fixture: even ids exist).
   static const ZipfRanks* zipf = new ZipfRanks(n, kTheta);
+  const Clock::time_point start = Clock::now();
   std::mt19937_64 rng(4100 + static_cast<int>(s));
   const size_t count = WarmupCount() + MeasuredCount();
   for (size_t i = 0; i < count; ++i) {
@@ -186,6 +191,8 @@ const Lookups& LookupsOf(Stream s) {
     l.keys.push_back(fixture::KeyOf(2 * index + (present ? 0 : 1)));
     l.has_entry.push_back(present);
   }
+  std::fprintf(stderr, "filter_memory_bench: drew %zu %s keys in %.1f s\n", count, NameOf(s),
+               Seconds(start));
   return l;
 }
 

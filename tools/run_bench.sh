@@ -5,7 +5,7 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-usage: tools/run_bench.sh [--quick] [--lookup-keys N] [--out DIR]
+usage: tools/run_bench.sh [--quick] [--lookup-keys N] [--memory-keys N] [--out DIR]
 
 Runs tools/setup.sh (if present), `bazel build //bench:all`, then each
 benchmark binary bazel-bin/bench/*_bench, and writes
@@ -19,6 +19,9 @@ benchmark binary bazel-bin/bench/*_bench, and writes
   --lookup-keys N
               keys in lookup_bench's LSM tree (default 10^6; 10^7 takes
               several minutes to build and about 3 GB of disk in /tmp)
+  --memory-keys N
+              keys in filter_memory_bench's tree (default 10^7, 10^5 with
+              --quick; bench/report/memory_table.py makes its report)
   --out DIR   output directory (default: bench/report)
   -h, --help  this text
 EOF
@@ -31,6 +34,7 @@ command_line="tools/run_bench.sh${*:+ $*}"
 quick=0
 out=
 lookup_keys=
+memory_keys=
 while (($# > 0)); do
   case "$1" in
     --quick) quick=1; shift ;;
@@ -42,6 +46,10 @@ while (($# > 0)); do
       (($# >= 2)) || bad_usage "--lookup-keys needs a count"
       lookup_keys=$2; shift 2 ;;
     --lookup-keys=*) lookup_keys=${1#--lookup-keys=}; shift ;;
+    --memory-keys)
+      (($# >= 2)) || bad_usage "--memory-keys needs a count"
+      memory_keys=$2; shift 2 ;;
+    --memory-keys=*) memory_keys=${1#--memory-keys=}; shift ;;
     -h | --help) usage; exit 0 ;;
     *) bad_usage "unknown argument: $1" ;;
   esac
@@ -66,11 +74,17 @@ if [[ -n "$lookup_keys" ]]; then
   [[ "$lookup_keys" =~ ^[0-9]+$ ]] || bad_usage "--lookup-keys: not a count: $lookup_keys"
   export LSMBLOOM_LOOKUP_KEYS=$lookup_keys
 fi
+if [[ -n "$memory_keys" ]]; then
+  [[ "$memory_keys" =~ ^[0-9]+$ ]] || bad_usage "--memory-keys: not a count: $memory_keys"
+  export LSMBLOOM_MEMORY_KEYS=$memory_keys
+fi
 
 flags=(--benchmark_out_format=json)
 if ((quick)); then
   export LSMBLOOM_BENCH_MAX_KEYS=1000000
-  export LSMBLOOM_BENCH_QUICK=1  # Fixed-iteration cases (lookup_bench's Storage_) run fewer.
+  # Fixed-iteration cases (lookup_bench's Storage_, filter_memory_bench's
+  # Memory_) run fewer; filter_memory_bench's tree has 10^5 keys.
+  export LSMBLOOM_BENCH_QUICK=1
   flags+=(--benchmark_min_time=0.05)
 else
   # Repetitions interleaved at random: a slow spell of a noisy machine

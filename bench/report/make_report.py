@@ -51,8 +51,10 @@ def family(measure):
     Fpr have plots of their own: None."""
     if measure == "Fpr" or LOOKUP.fullmatch(measure):
         return None
-    if "FilterMemory" in measure or measure.startswith("Storage_"):
-        return None  # lookup_bench's budget and storage runs: one n, a table.
+    if "FilterMemory" in measure or measure.startswith(("Storage_", "Memory_")):
+        # lookup_bench's budget and storage runs, filter_memory_bench's
+        # (bench/report/memory_table.py): one n, a table.
+        return None
     if measure.startswith("Query"):
         return "Query"
     return "Get" if "Get" in measure else measure

@@ -54,15 +54,24 @@ bool DependsOnBand(const RibbonRow* band, uint64_t start, RibbonRow row) {
   }
 }
 
+// log2 of SortRibbonHashes' buckets for n hashes: two to four hashes a
+// bucket, at most 2^24 buckets.
+int BucketBits(size_t n) {
+  int bucket_bits = 1;
+  while (bucket_bits < 24 && (size_t{4} << bucket_bits) < n) ++bucket_bits;
+  return bucket_bits;
+}
+
 }  // namespace
+
+size_t SortRibbonHashesScratch(size_t n) { return sizeof(uint32_t) << BucketBits(n); }
 
 // The hashes in ascending order: one counting pass on the top bits (about
 // four hashes per bucket), a scatter, and an insertion sort of each bucket.
 // ~3x faster than std::sort at 10^6; 8 bytes per hash besides the input
 // and 4 bytes per bucket.
 void SortRibbonHashes(const uint64_t* hashes, size_t n, uint64_t* sorted) {
-  int bucket_bits = 1;
-  while (bucket_bits < 24 && (size_t{4} << bucket_bits) < n) ++bucket_bits;
+  const int bucket_bits = BucketBits(n);
   const int shift = 64 - bucket_bits;
   std::vector<uint32_t> ends(size_t{1} << bucket_bits, 0);
   for (size_t i = 0; i < n; ++i) ++ends[hashes[i] >> shift];

@@ -21,6 +21,9 @@ using RibbonRow = unsigned __int128;
 
 // The values in ascending order: `sorted` holds n.
 void SortRibbonHashes(const uint64_t* hashes, size_t n, uint64_t* sorted);
+// The bytes SortRibbonHashes of n hashes allocates (its bucket counts):
+// 1-2 per hash, at most 64 MiB.
+size_t SortRibbonHashesScratch(size_t n);
 
 // The odd x with m * x == 1 (mod 2^64), for odd m: undoes a layout's
 // start multiplier.

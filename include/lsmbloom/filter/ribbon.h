@@ -105,13 +105,13 @@ struct RibbonGeometry {
 absl::StatusOr<RibbonGeometry> PlanRibbon(uint64_t num_keys, const RibbonOptions& options);
 
 // The most memory RibbonBuilder::Finish holds at once to build a Ribbon
-// filter of geometry `g` (a PlanRibbon result), banding once: the sorted
-// hashes (8 bytes per key), the band (16 bytes per slot) and the filter it
-// returns. Before the band exists Finish holds less: the buffered and the
-// sorted hashes and the sort's bucket counts (at most 18 bytes per key).
-// Laying the keys out again after a saturated band needs 8 bytes per key
-// more (a second copy of the hashes), and Finish does it only within
-// max_construction_bytes. Not counted: under 1 MiB of fixed bookkeeping.
+// filter of geometry `g` (a PlanRibbon result): the sorted hashes (8 bytes
+// per key) and the band's room (16 bytes per slot, 2.5% spare for wider
+// bands), ~25.1 bytes per key; measured, 24.8 at 10^7 keys
+// (docs/PERFORMANCE.md). The rest fits below it: before the band, the
+// buffered and sorted hashes and the sort's counts (at most 18 bytes per
+// key); a re-layout's scratch, in the band's memory; the filter, allocated
+// once the hashes are freed. Not counted: under 1 MiB of fixed bookkeeping.
 uint64_t RibbonConstructionBytes(const RibbonGeometry& g);
 
 // Collects keys and produces one serialized filter.
@@ -123,10 +123,10 @@ uint64_t RibbonConstructionBytes(const RibbonGeometry& g);
 // buffer grows) until Finish; Finish then holds the buffered hashes sorted
 // (8 bytes per key, the buffer freed once they are copied) and the band, 16
 // bytes per slot (~16.8 per key, room reserved for 2.5% more): ~25 bytes
-// per key of scratch besides the output (~0.9 bytes per key at 1% FPR),
-// ~33 when a saturated band has the keys laid out again (a second copy of
-// the sorted hashes). options().max_construction_bytes bounds that peak:
-// over it, Finish builds a blocked Bloom filter instead (fell_back();
+// per key at the peak, laying the keys out again included (its scratch is
+// the band's memory), the output allocated once the hashes are freed
+// (RibbonConstructionBytes). options().max_construction_bytes bounds that
+// peak: over it, Finish builds a blocked Bloom filter instead (fell_back();
 // ribbon_options.h says why and how). Not thread-safe.
 class RibbonBuilder {
  public:

@@ -24,19 +24,17 @@ struct RibbonOptions {
   HashSpec hash;
   // The most memory RibbonBuilder::Finish may hold at once, in bytes, the
   // buffered hashes it is handed (8 per key) included; 0: no bound. At
-  // least 1 MiB: a smaller bound is likely a units mistake. Why: banding
-  // needs ~25 bytes per key (~33 to lay the keys out again), so a file of
-  // 10^8 keys would spike ~3 GB, which made TiKV turn Ribbon off. Finish
-  // plans that peak before it allocates anything (RibbonConstructionBytes,
-  // ribbon.h) and, if it exceeds the bound, builds a blocked Bloom filter
-  // of about the FPR the Ribbon filter would have had instead (~8 bytes per
-  // key plus twice the filter: ~10.6 at 1%), which the Ribbon policy's
-  // readers open as well (ribbon_policy.h); a saturated band is laid out
-  // again only if that fits too. Below the fallback's own peak the bound
-  // cannot be met (the hashes are held already): Finish still falls back,
-  // the least a filter of these keys can cost. The default, 1 GiB, leaves
-  // filters of up to ~3 * 10^7 keys exactly as without a bound, and falls
-  // back from ~4 * 10^7.
+  // least 1 MiB: a smaller bound is likely a units mistake. Why: a band
+  // needs ~25 bytes per key, so a file of 10^8 keys would spike 2.5 GB
+  // (TiKV turned Ribbon off after a 3 GB spike). Finish computes that peak
+  // before it allocates anything (RibbonConstructionBytes, ribbon.h) and,
+  // if it exceeds the bound, builds a blocked Bloom filter of about the FPR
+  // the Ribbon filter would have had (~1.5 times its bits) instead: ~8
+  // bytes per key plus the filter (~9.4 at 1%). The Ribbon policy's readers
+  // open both (ribbon_policy.h). Below the fallback's own peak the bound
+  // cannot be met, the hashes being held already: Finish still falls back,
+  // the least any filter of these keys costs. The default, 1 GiB, leaves
+  // filters of up to ~4 * 10^7 keys Ribbon filters, unchanged.
   size_t max_construction_bytes = size_t{1} << 30;
 
   // Out of line, as every constructor of a public type holding floating

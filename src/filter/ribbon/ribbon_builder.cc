@@ -58,14 +58,6 @@ size_t ReservedBandBytes(const RibbonGeometry& g) {
   return static_cast<size_t>(g.num_slots() * kBandReserve) * sizeof(RibbonRow);
 }
 
-// Finish's peak when it lays the keys out again after banding g: a second
-// copy of the sorted hashes and the sort's buckets beside the first and the
-// band, which may then use all of its reserved room.
-uint64_t ReLayoutBytes(const RibbonGeometry& g) {
-  return 2 * g.num_keys * sizeof(uint64_t) + internal::SortRibbonHashesScratch(g.num_keys) +
-         ReservedBandBytes(g);
-}
-
 // Segments, r and upper_start holding `words` solution words over
 // `num_segments` segments (r = floor(words / segments), the remainder of
 // segments taking one column more).
@@ -160,12 +152,13 @@ absl::Status ValidateRibbonOptions(const RibbonOptions& options) {
 }
 
 uint64_t RibbonConstructionBytes(const RibbonGeometry& g) {
-  // The band's peak: the sorted hashes and every slot of the band. Finish
-  // frees the hashes before it allocates the filter (at most 4 bytes per
-  // slot, 32 columns, so less than they held), and before the band exists
-  // holds at most 18 bytes per key (the buffer, its sorted copy and the
-  // sort's buckets), less than the band alone.
-  return g.num_keys * sizeof(uint64_t) + g.num_slots() * sizeof(RibbonRow);
+  // The band's peak: the sorted hashes and the band's reserved room, which
+  // the wider bands of re-layouts use and which a re-layout's scratch lives
+  // in (Finish). Finish frees the hashes before it allocates the filter (at
+  // most 4 bytes per slot, 32 columns, so less than they held), and before
+  // the band exists holds at most 18 bytes per key (the buffer, its sorted
+  // copy and the sort's buckets), less than the band alone.
+  return g.num_keys * sizeof(uint64_t) + ReservedBandBytes(g);
 }
 
 uint64_t RibbonGeometry::serialized_size() const {
@@ -281,8 +274,6 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
     fell_back_ = true;
     return FinishBloomFallback(g);
   }
-  // A saturated band is laid out again only within the bound.
-  const bool may_lay_out_again = bound == 0 || ReLayoutBytes(g) <= bound;
   if (n == 0) {
     hashes_->Drain([](const uint64_t*, size_t) {});  // Releases its memory.
     std::string filter(g.serialized_size(), '\0');
@@ -302,23 +293,6 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
       internal::SortRibbonHashes(run, count, sorted->as<uint64_t>());
     });
     (void)runs;
-    // Another layout's placed hashes, sorted in turn: from the sorted ones
-    // of the last layout, through one multiplier (undo the last, apply the
-    // new), into spare memory and back sorted.
-    uint8_t sorted_seed = 0;
-    std::unique_ptr<ZeroedLines> spare;
-    auto lay_out = [&](uint8_t seed) {
-      if (seed == sorted_seed) return;
-      if (spare == nullptr)
-        spare = std::make_unique<ZeroedLines>(n * sizeof(uint64_t), kScratchMapFrom);
-      const uint64_t m = internal::InverseMultiplier(internal::RibbonStartMultiplier(sorted_seed)) *
-                         internal::RibbonStartMultiplier(seed);
-      const uint64_t* from = sorted->as<uint64_t>();
-      uint64_t* to = spare->as<uint64_t>();
-      for (size_t i = 0; i < n; ++i) to[i] = from[i] * m;
-      internal::SortRibbonHashes(to, n, sorted->as<uint64_t>());
-      sorted_seed = seed;
-    };
     // Band. Where the band shows a saturated stretch (starts clustered
     // beyond what the band holds), measure its d and size its columns for
     // it; then, while a band without such a stretch would beat the best so
@@ -338,23 +312,43 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
         std::make_unique<ZeroedLines>(reserved, kScratchMapFrom);  // Zero: every slot empty.
     std::vector<uint64_t> saturated_starts;
     auto band_with = [&](const RibbonGeometry& layout) {
-      lay_out(layout.layout_seed);
       return internal::BandRibbon(sorted->as<uint64_t>(), n,
                                   internal::RibbonStartMultiplier(layout.layout_seed),
                                   layout.num_starts(), band->as<RibbonRow>(), &saturated_starts);
     };
+    // Another layout's placed hashes, sorted in turn: from the sorted ones
+    // of the last layout, through one multiplier (undo the last, apply the
+    // new), and back sorted. The scratch (8 bytes per hash and the sort's
+    // counts, under 10) is the band's own memory, 16 bytes per slot, done
+    // with at that point and cleared after: a second copy of the hashes
+    // would raise Finish's peak by a third (RibbonConstructionBytes).
+    uint8_t sorted_seed = 0;
+    auto lay_out = [&](uint8_t seed) {
+      if (seed == sorted_seed) return;
+      const uint64_t m = internal::InverseMultiplier(internal::RibbonStartMultiplier(sorted_seed)) *
+                         internal::RibbonStartMultiplier(seed);
+      const uint64_t* from = sorted->as<uint64_t>();
+      uint64_t* to = band->as<uint64_t>();
+      assert(n * sizeof(uint64_t) + internal::SortRibbonHashesScratch(n) <=
+             g.num_slots() * sizeof(RibbonRow));
+      for (size_t i = 0; i < n; ++i) to[i] = from[i] * m;
+      internal::SortRibbonHashes(to, n, sorted->as<uint64_t>(), reinterpret_cast<uint32_t*>(to + n));
+      sorted_seed = seed;
+    };
     auto band_again = [&](const RibbonGeometry& next) {
+      lay_out(next.layout_seed);  // In the band's memory, so before it is cleared.
       const size_t used = g.num_slots() * sizeof(RibbonRow);
       if (next.num_slots() * sizeof(RibbonRow) <= reserved) {
-        std::memset(band->as<char>(), 0, used);
+        std::memset(band->as<char>(), 0, used);  // The scratch lay within.
       } else {
+        band.reset();
         reserved = next.num_slots() * sizeof(RibbonRow);
         band = std::make_unique<ZeroedLines>(reserved, kScratchMapFrom);
       }
       g = next;
       return band_with(g);
     };
-    size_t saturated = band_with(g);
+    size_t saturated = band_with(g);  // Layout 0: the hashes as sorted.
     const double first_overhead = static_cast<double>(g.num_slots()) / n - 1.0;
     RibbonGeometry same_slack = g;  // The plan at the current slack.
     RibbonGeometry best;
@@ -366,7 +360,7 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
       }
       const bool is_best = attempt == 0 || Better(g, best, options_);
       if (is_best) best = g;
-      if (saturated > 0 && attempt < kMaxReBandings && may_lay_out_again) {
+      if (saturated > 0 && attempt < kMaxReBandings) {
         const int next_attempt = attempt + 1;
         absl::StatusOr<RibbonGeometry> next = same_slack;
         if (next_attempt % 2 == 0) {
@@ -389,7 +383,6 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
     // The hashes are done with: freed before the filter is allocated, so
     // the peak stays the band's (RibbonConstructionBytes).
     sorted.reset();
-    spare.reset();
     std::string filter(g.serialized_size(), '\0');
     uint8_t* header = reinterpret_cast<uint8_t*>(filter.data());
     internal::BackSubstituteRibbon(band->as<RibbonRow>(), g, header + internal::kRibbonHeaderBytes);

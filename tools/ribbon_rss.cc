@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "absl/flags/flag.h"
@@ -23,6 +24,7 @@
 
 ABSL_FLAG(uint64_t, keys, 10000000, "hashes added to the one filter");
 ABSL_FLAG(double, target_fpr, 0.01, "RibbonOptions::target_fpr");
+ABSL_FLAG(uint64_t, seed, 0, "which key set: hashes of the counters seed * 2^40 + i");
 ABSL_FLAG(uint64_t, max_construction_bytes, 0,
           "RibbonOptions::max_construction_bytes: 0 for no bound, else at least 1 MiB");
 
@@ -86,7 +88,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const long long before = StatusBytes("VmRSS");
-  for (uint64_t i = 0; i < n; ++i) builder->AddHash(MixedHash(i));
+  const uint64_t first = absl::GetFlag(FLAGS_seed) << 40;
+  for (uint64_t i = 0; i < n; ++i) builder->AddHash(MixedHash(first + i));
   const long long buffered = StatusBytes("VmRSS");
   const bool reset = ResetPeak();
   const absl::Time start = absl::Now();
@@ -99,7 +102,8 @@ int main(int argc, char** argv) {
   const long long peak = reset ? StatusBytes("VmHWM") : MaxRssBytes();
   const double planned = static_cast<double>(lsmbloom::RibbonConstructionBytes(*plan));
   const double per_key = 1.0 / static_cast<double>(n);
-  std::printf("keys                      %llu\n", static_cast<unsigned long long>(n));
+  std::printf("keys                      %llu (seed %llu)\n", static_cast<unsigned long long>(n),
+              static_cast<unsigned long long>(absl::GetFlag(FLAGS_seed)));
   std::printf("max_construction_bytes    %llu (%.1f MiB; 0: no bound)\n",
               static_cast<unsigned long long>(options.max_construction_bytes),
               options.max_construction_bytes / kMiB);
@@ -108,6 +112,7 @@ int main(int argc, char** argv) {
   std::printf("built                     %s, %.1f MiB (%.2f bits/key), %.2f s\n",
               builder->fell_back() ? "blocked Bloom fallback" : "Ribbon",
               filter->size() / kMiB, 8.0 * filter->size() * per_key, seconds);
+  std::printf("filter bytes' std::hash   %016zx\n", std::hash<std::string>()(*filter));
   std::printf("RSS before the keys       %.1f MiB\n", before / kMiB);
   std::printf("RSS with keys buffered    %.1f MiB (+%.2f bytes/key)\n", buffered / kMiB,
               (buffered - before) * per_key);

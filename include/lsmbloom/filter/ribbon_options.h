@@ -34,7 +34,11 @@ struct RibbonOptions {
   // open both (ribbon_policy.h). Below the fallback's own peak the bound
   // cannot be met, the hashes being held already: Finish still falls back,
   // the least any filter of these keys costs. The default, 1 GiB, leaves
-  // filters of up to ~4 * 10^7 keys Ribbon filters, unchanged.
+  // filters of up to ~4 * 10^7 keys Ribbon filters, unchanged. A fallback
+  // rather than a band solved in bounded pieces: back-substitution reads
+  // the rows of the whole band after elimination has written them, and
+  // pieces solved apart would need a format whose equations never cross a
+  // cut (src/filter/ribbon/ribbon_fallback.cc).
   size_t max_construction_bytes = size_t{1} << 30;
 
   // Out of line, as every constructor of a public type holding floating

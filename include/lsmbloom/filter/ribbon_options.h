@@ -24,7 +24,9 @@ struct RibbonOptions {
   HashSpec hash;
   // The most memory RibbonBuilder::Finish may hold at once, in bytes, the
   // buffered hashes it is handed (8 per key) included; 0: no bound. At
-  // least 1 MiB: a smaller bound is likely a units mistake. Why: a band
+  // least 1 MiB: a smaller bound is likely a units mistake. The buffer as
+  // keys arrive, before Finish (8 bytes per key, 16 while it grows), is
+  // outside it: every key must be held until the filter's size is known. Why: a band
   // needs ~25 bytes per key, so a file of 10^8 keys would spike 2.5 GB
   // (TiKV turned Ribbon off after a 3 GB spike). Finish computes that peak
   // before it allocates anything (RibbonConstructionBytes, ribbon.h) and,

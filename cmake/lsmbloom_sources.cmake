@@ -56,6 +56,7 @@ set(LSMBLOOM_FILTER_SOURCES
   src/filter/ribbon/ribbon_band.cc
   src/filter/ribbon/ribbon_band.h
   src/filter/ribbon/ribbon_builder.cc
+  src/filter/ribbon/ribbon_fallback.cc
   src/filter/ribbon/ribbon_format.cc
   src/filter/ribbon/ribbon_format.h
   src/filter/ribbon/ribbon_kernels.cc

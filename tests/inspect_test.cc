@@ -156,6 +156,26 @@ TEST(InspectTest, FilterViewOpensARibbonFilterAsItsKind) {
   for (const Entry& e : entries) ASSERT_TRUE(f.ribbon()->MayMatch(e.key)) << e.key;
 }
 
+// A Ribbon policy's builder over its construction bound writes a blocked
+// Bloom filter: the view opens it as that, under the Ribbon policy's name.
+TEST(InspectTest, FilterViewOpensARibbonFallbackAsBlocked) {
+  RibbonOptions ribbon;
+  ribbon.max_construction_bytes = size_t{1} << 20;  // ~42,000 keys' band.
+  TableOptions options;
+  options.filter_policy = *NewRibbonPolicy(ribbon);
+  const std::vector<Entry> entries = testutil::MakeEntries(120000, 4);
+  absl::StatusOr<InspectedTable> t =
+      InspectedTable::Open(Write("ribbon_fallback.sst", entries, options));
+  ASSERT_TRUE(t.ok()) << t.status();
+  const FilterView& f = t->filter();
+  EXPECT_EQ(f.policy(), kRibbonPolicyName);
+  EXPECT_TRUE(f.status().ok()) << f.status();
+  EXPECT_EQ(f.ribbon(), nullptr);
+  ASSERT_NE(f.blocked(), nullptr);
+  EXPECT_EQ(f.blocked_format_version(), 1);
+  for (const Entry& e : entries) ASSERT_TRUE(f.blocked()->MayMatch(e.key)) << e.key;
+}
+
 TEST(InspectTest, BuiltinPoliciesAndExtractorsByName) {
   EXPECT_TRUE(absl::IsInvalidArgument(NewFixedPrefixExtractor(0).status()));
   ASSERT_NE(BuiltinPrefixExtractor("lsmbloom.FixedPrefix.7"), nullptr);

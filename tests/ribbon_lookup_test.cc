@@ -22,7 +22,9 @@ namespace {
 
 using testutil::Entry;
 
-enum class Filter { kBlocked, kRibbon, kRibbonSeeded };
+// kRibbonBounded: a Ribbon policy whose builders fall back to blocked Bloom
+// filters for files of more than ~42,000 keys (a 1 MiB construction bound).
+enum class Filter { kBlocked, kRibbon, kRibbonSeeded, kRibbonBounded };
 
 TableOptions OptionsFor(Filter filter) {
   TableOptions options;  // kBlocked: the default policy.
@@ -30,6 +32,7 @@ TableOptions OptionsFor(Filter filter) {
     RibbonOptions ribbon;
     // A seed of its own: the lookup must hash for this file apart.
     if (filter == Filter::kRibbonSeeded) ribbon.hash.seed = 7;
+    if (filter == Filter::kRibbonBounded) ribbon.max_construction_bytes = size_t{1} << 20;
     options.filter_policy = *NewRibbonPolicy(ribbon);
   }
   return options;
@@ -174,6 +177,21 @@ TEST(RibbonLookupTest, RibbonAboveBlockedBelowAndMixedInOneLevelAnswerAsTheModel
   EXPECT_NEAR(s.levels[0].bits_per_key, 7, 0.6);
   EXPECT_NEAR(s.levels[1].bits_per_key, 10, 0.6);
   EXPECT_NEAR(s.levels[2].bits_per_key, 8.5, 0.6);  // Half of each.
+}
+
+TEST(RibbonLookupTest, RibbonPolicyFallbackFilesAreProbedAsBlockedAndAnswerAsTheModel) {
+  Lsm lsm;
+  const int keys = 100000;
+  // Level 2: a file of 50,000 keys under the 1 MiB bound (a blocked Bloom
+  // filter at the Ribbon plan's 1% FPR, ~9.9 bits/key), one Ribbon file.
+  // Level 1's ~33,000 keys fit the bound: Ribbon.
+  BuildLsm(lsm, keys, Filter::kRibbon, Filter::kRibbonBounded, Filter::kRibbonBounded,
+           Filter::kRibbon);
+  ExpectAnswersAsModel(lsm, keys);
+  const LookupStats s = ProbeAbsent(lsm, keys);
+  EXPECT_NEAR(s.levels[1].bits_per_key, 7, 0.6);
+  EXPECT_NEAR(s.levels[2].bits_per_key, 8.5, 0.6);  // Half of each.
+  EXPECT_GT(s.levels[2].filters_ruled_out, 0u);
 }
 
 TEST(RibbonLookupTest, FiltersOffAndLastLevelSkipOverRibbonGiveTheSameAnswers) {

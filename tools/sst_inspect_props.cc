@@ -148,7 +148,10 @@ struct Totals {
 
 std::string FilterKind(const FilterView& f) {
   if (f.policy() == kBlockedBloomPolicyName) return "blocked bloom";
-  if (f.policy() == kRibbonPolicyName) return "ribbon";
+  if (f.policy() == kRibbonPolicyName) {
+    // Over max_construction_bytes a Ribbon builder writes a blocked filter.
+    return f.blocked() != nullptr ? "blocked bloom (ribbon fallback)" : "ribbon";
+  }
   if (f.policy() == kClassicBloomPolicyName) return "classic bloom";
   if (f.policy() == kModularBloomPolicyName) return "modular bloom";
   return "other";

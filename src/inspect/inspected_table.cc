@@ -88,7 +88,14 @@ void InspectedTable::LoadFilterView() {
     if (blocked.ok()) f->blocked_ = *blocked;
   } else if (f->policy_ == kRibbonPolicyName) {
     absl::StatusOr<RibbonReader> ribbon = RibbonReader::Open(bytes);
-    if (ribbon.ok()) f->ribbon_ = *std::move(ribbon);
+    if (ribbon.ok()) {
+      f->ribbon_ = *std::move(ribbon);
+    } else {
+      // The Ribbon builder's blocked Bloom fallback (ribbon_options.h,
+      // max_construction_bytes), which the policy's reader opened.
+      absl::StatusOr<BlockedBloomReader> blocked = BlockedBloomReader::Open(bytes);
+      if (blocked.ok()) f->blocked_ = *blocked;
+    }
   }
   filter_ = std::move(f);
 }

@@ -104,6 +104,16 @@ struct RibbonGeometry {
 // would need more than 2^26 segments (~4 billion keys).
 absl::StatusOr<RibbonGeometry> PlanRibbon(uint64_t num_keys, const RibbonOptions& options);
 
+// The most memory RibbonBuilder::Finish holds at once to build a Ribbon
+// filter of geometry `g` (a PlanRibbon result): the sorted hashes (8 bytes
+// per key) and the band's room (16 bytes per slot, 2.5% spare for wider
+// bands), ~25.1 bytes per key; measured, 24.8 at 10^7 keys
+// (docs/PERFORMANCE.md). The rest fits below it: before the band, the
+// buffered and sorted hashes and the sort's counts (at most 18 bytes per
+// key); a re-layout's scratch, in the band's memory; the filter, allocated
+// once the hashes are freed. Not counted: under 1 MiB of fixed bookkeeping.
+uint64_t RibbonConstructionBytes(const RibbonGeometry& g);
+
 // Collects keys and produces one serialized filter.
 //
 // Call order: (AddKey | AddHash)* Finish, repeatable: Finish() resets the
@@ -113,9 +123,11 @@ absl::StatusOr<RibbonGeometry> PlanRibbon(uint64_t num_keys, const RibbonOptions
 // buffer grows) until Finish; Finish then holds the buffered hashes sorted
 // (8 bytes per key, the buffer freed once they are copied) and the band, 16
 // bytes per slot (~16.8 per key, room reserved for 2.5% more): ~25 bytes
-// per key of scratch besides the output (~0.9 bytes per key at 1% FPR),
-// ~33 when a saturated band has the keys laid out again (a second copy of
-// the sorted hashes). Not thread-safe.
+// per key at the peak, laying the keys out again included (its scratch is
+// the band's memory), the output allocated once the hashes are freed
+// (RibbonConstructionBytes). options().max_construction_bytes bounds that
+// peak: over it, Finish builds a blocked Bloom filter instead (fell_back();
+// ribbon_options.h says why and how). Not thread-safe.
 class RibbonBuilder {
  public:
   // InvalidArgument if the options are invalid.
@@ -146,18 +158,35 @@ class RibbonBuilder {
 
   // Builds the filter of every key added since the last Finish, then resets.
   // The bytes depend only on the multiset of hashes added (adjacent repeats
-  // removed), never on their order or on the CPU. The geometry is
-  // PlanRibbon's, or a wider one if the band saturated (see above). Fails
-  // only if the filter would exceed 2^26 segments.
+  // removed) and the options, never on their order or on the CPU. The
+  // geometry is PlanRibbon's, or a wider one if the band saturated (see
+  // above). Fails only if the filter would exceed 2^26 segments.
+  //
+  // If RibbonConstructionBytes of that plan exceeds
+  // options().max_construction_bytes, the bytes are a blocked Bloom filter
+  // (blocked_bloom.h; its header says so: magic "LBBF", not "LRBF") of the
+  // same keys and hash, sized for the Ribbon plan's predicted FPR, and
+  // fell_back() is true until the next Finish: open them with
+  // BlockedBloomReader, or through the Ribbon policy, which opens both.
   absl::StatusOr<std::string> Finish();
+
+  // Whether the last Finish built the blocked Bloom fallback.
+  bool fell_back() const { return fell_back_; }
+  // How many Finish calls of this builder fell back, in all.
+  uint64_t num_fallbacks() const { return num_fallbacks_; }
 
  private:
   explicit RibbonBuilder(const RibbonOptions& options);
+  // Finish's blocked Bloom filter of the buffered hashes, at the FPR `ribbon`
+  // predicts (ribbon_fallback.cc).
+  absl::StatusOr<std::string> FinishBloomFallback(const RibbonGeometry& ribbon);
 
   RibbonOptions options_;
   std::unique_ptr<internal::HashBuffer> hashes_;
   uint64_t last_hash_ = 0;
   bool has_last_hash_ = false;
+  bool fell_back_ = false;
+  uint64_t num_fallbacks_ = 0;
 };
 
 // What a probe needs, in one small value. Valid while the reader's bytes are.

@@ -7,6 +7,16 @@
 // this policy (any RibbonOptions will do: the filter describes itself). A
 // reader given a list without it opens such a table and answers correctly,
 // without filtering.
+//
+// Construction memory: RibbonOptions::max_construction_bytes (1 GiB unless
+// set) bounds what a builder holds at once. A file whose Ribbon band would
+// exceed it gets a blocked Bloom filter of about the same FPR instead, under
+// this policy's name: its readers tell the two apart by the filter's magic
+// (docs/FORMAT.md) and open either; FilterReader::Describe() says
+// "blocked bloom v1 (the ribbon policy's fallback ...)". Why a fallback and
+// not a bounded Ribbon build: src/filter/ribbon/ribbon_fallback.cc. A reader
+// built before the fallback existed takes such a filter for a corrupt one
+// and reads the table unfiltered (answers stay correct).
 
 #ifndef LSMBLOOM_FILTER_RIBBON_POLICY_H_
 #define LSMBLOOM_FILTER_RIBBON_POLICY_H_

@@ -87,7 +87,8 @@ class FilterView {
   // opened on the same bytes); else null.
   const FilterReader* reader() const { return reader_; }
   // For a trusted blocked Bloom filter: its reader and its header's format
-  // version; else null and 0.
+  // version; else null and 0. Set too for the blocked Bloom filter a Ribbon
+  // policy's builder fell back to (RibbonOptions::max_construction_bytes).
   const BlockedBloomReader* blocked() const { return blocked_ ? &*blocked_ : nullptr; }
   int blocked_format_version() const { return blocked_ ? blocked_->format_version() : 0; }
   // The same for a trusted Ribbon filter.

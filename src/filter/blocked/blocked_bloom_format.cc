@@ -36,6 +36,12 @@ void EncodeHeader(const BlockedBloomGeometry& geometry, uint8_t* header) {
   SealFilterHeader(kLayout, geometry.bit_bytes(), header);
 }
 
+bool HasBlockedBloomMagic(std::string_view filter) {
+  return filter.size() >= sizeof(kLayout.magic) &&
+         filter.compare(0, sizeof(kLayout.magic),
+                        std::string_view(kLayout.magic, sizeof(kLayout.magic))) == 0;
+}
+
 absl::StatusOr<BlockedBloomGeometry> DecodeFilter(std::string_view filter,
                                                   bool verify_bits_checksum) {
   absl::StatusOr<HashSpec> hash = CheckFilterHeader(kLayout, filter);

@@ -23,6 +23,11 @@ inline constexpr uint8_t kLog2BlockBytes = 6;
 // filter_header.h's.
 void EncodeHeader(const BlockedBloomGeometry& geometry, uint8_t* header);
 
+// Whether `filter` begins with the blocked filter's magic, "LBBF": how the
+// Ribbon policy tells its Bloom fallback (ribbon_fallback.cc) from a Ribbon
+// filter ("LRBF") before opening either.
+bool HasBlockedBloomMagic(std::string_view filter);
+
 // Parses and checks a whole serialized filter; see BlockedBloomReader::Open.
 absl::StatusOr<BlockedBloomGeometry> DecodeFilter(std::string_view filter, bool verify_bits_checksum);
 

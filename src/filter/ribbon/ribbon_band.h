@@ -19,8 +19,14 @@ namespace internal {
 // A slot of the band: the pivot row placed there (bit t: slot + t), 0 if free.
 using RibbonRow = unsigned __int128;
 
-// The values in ascending order: `sorted` holds n.
-void SortRibbonHashes(const uint64_t* hashes, size_t n, uint64_t* sorted);
+// The values in ascending order: `sorted` holds n. The sort's bucket
+// counts go to `counts`, SortRibbonHashesScratch(n) bytes of any contents
+// that do not overlap the two arrays, or if it is null to memory of its own.
+void SortRibbonHashes(const uint64_t* hashes, size_t n, uint64_t* sorted,
+                      uint32_t* counts = nullptr);
+// The bytes of SortRibbonHashes' bucket counts for n hashes: 1-2 per hash
+// (8 at least), at most 64 MiB.
+size_t SortRibbonHashesScratch(size_t n);
 
 // The odd x with m * x == 1 (mod 2^64), for odd m: undoes a layout's
 // start multiplier.

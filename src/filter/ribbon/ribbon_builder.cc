@@ -1,5 +1,7 @@
 // The Ribbon builder: options, sizing (PlanRibbon), and Finish, which bands
-// the hashes (ribbon_band.h) as often as it pays and writes the filter.
+// the hashes (ribbon_band.h) as often as it pays and writes the filter, or,
+// over the construction bound, leaves it to FinishBloomFallback
+// (ribbon_fallback.cc).
 
 #include <algorithm>
 #include <cassert>
@@ -48,6 +50,13 @@ constexpr double kBandReserve = 1.025;
 // fault costs microseconds (measured here: malloc and memset of the band
 // took about half of a 10^6-key build).
 constexpr size_t kScratchMapFrom = size_t{2} << 20;
+// A construction bound below this is most likely a units mistake.
+constexpr size_t kMinConstructionBytes = size_t{1} << 20;
+
+// The band's reserved bytes for a first band of g (kBandReserve).
+size_t ReservedBandBytes(const RibbonGeometry& g) {
+  return static_cast<size_t>(g.num_slots() * kBandReserve) * sizeof(RibbonRow);
+}
 
 // Segments, r and upper_start holding `words` solution words over
 // `num_segments` segments (r = floor(words / segments), the remainder of
@@ -133,7 +142,23 @@ absl::Status ValidateRibbonOptions(const RibbonOptions& options) {
   if (options.hash.id != HashId::kXxh3_64) {
     return absl::InvalidArgumentError("unknown hash id");
   }
+  if (options.max_construction_bytes != 0 &&
+      options.max_construction_bytes < kMinConstructionBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_construction_bytes must be 0 (no bound) or at least 1 MiB (",
+                     kMinConstructionBytes, "), got ", options.max_construction_bytes));
+  }
   return absl::OkStatus();
+}
+
+uint64_t RibbonConstructionBytes(const RibbonGeometry& g) {
+  // The band's peak: the sorted hashes and the band's reserved room, which
+  // the wider bands of re-layouts use and which a re-layout's scratch lives
+  // in (Finish). Finish frees the hashes before it allocates the filter (at
+  // most 4 bytes per slot, 32 columns, so less than they held), and before
+  // the band exists holds at most 18 bytes per key (the buffer, its sorted
+  // copy and the sort's buckets), less than the band alone.
+  return g.num_keys * sizeof(uint64_t) + ReservedBandBytes(g);
 }
 
 uint64_t RibbonGeometry::serialized_size() const {
@@ -242,6 +267,13 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
     return planned.status();
   }
   RibbonGeometry g = *planned;
+  fell_back_ = false;
+  const size_t bound = options_.max_construction_bytes;
+  if (bound != 0 && RibbonConstructionBytes(g) > bound) {
+    ++num_fallbacks_;
+    fell_back_ = true;
+    return FinishBloomFallback(g);
+  }
   if (n == 0) {
     hashes_->Drain([](const uint64_t*, size_t) {});  // Releases its memory.
     std::string filter(g.serialized_size(), '\0');
@@ -252,32 +284,15 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
     // Placed hashes (layout 0: the hashes themselves) sorted by value are
     // sorted by start, and make the bytes independent of the order keys
     // arrived in.
-    ZeroedLines sorted(n * sizeof(uint64_t), kScratchMapFrom);
+    auto sorted = std::make_unique<ZeroedLines>(n * sizeof(uint64_t), kScratchMapFrom);
     size_t runs = 0;
     hashes_->Drain([&](const uint64_t* run, size_t count) {
       // A HashBuffer made without a grouping threshold hands out one run.
       assert(runs == 0 && count == n);
       ++runs;
-      internal::SortRibbonHashes(run, count, sorted.as<uint64_t>());
+      internal::SortRibbonHashes(run, count, sorted->as<uint64_t>());
     });
     (void)runs;
-    // Another layout's placed hashes, sorted in turn: from the sorted ones
-    // of the last layout, through one multiplier (undo the last, apply the
-    // new), into spare memory and back sorted.
-    uint8_t sorted_seed = 0;
-    std::unique_ptr<ZeroedLines> spare;
-    auto lay_out = [&](uint8_t seed) {
-      if (seed == sorted_seed) return;
-      if (spare == nullptr)
-        spare = std::make_unique<ZeroedLines>(n * sizeof(uint64_t), kScratchMapFrom);
-      const uint64_t m = internal::InverseMultiplier(internal::RibbonStartMultiplier(sorted_seed)) *
-                         internal::RibbonStartMultiplier(seed);
-      const uint64_t* from = sorted.as<uint64_t>();
-      uint64_t* to = spare->as<uint64_t>();
-      for (size_t i = 0; i < n; ++i) to[i] = from[i] * m;
-      internal::SortRibbonHashes(to, n, sorted.as<uint64_t>());
-      sorted_seed = seed;
-    };
     // Band. Where the band shows a saturated stretch (starts clustered
     // beyond what the band holds), measure its d and size its columns for
     // it; then, while a band without such a stretch would beat the best so
@@ -292,28 +307,48 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
     // pages cost nothing until touched) and cleared between attempts: a
     // fresh mapping would fault every page in again, which in a VM costs
     // more than the banding itself.
-    size_t reserved = static_cast<size_t>(g.num_slots() * kBandReserve) * sizeof(RibbonRow);
+    size_t reserved = ReservedBandBytes(g);
     auto band =
         std::make_unique<ZeroedLines>(reserved, kScratchMapFrom);  // Zero: every slot empty.
     std::vector<uint64_t> saturated_starts;
     auto band_with = [&](const RibbonGeometry& layout) {
-      lay_out(layout.layout_seed);
-      return internal::BandRibbon(sorted.as<uint64_t>(), n,
+      return internal::BandRibbon(sorted->as<uint64_t>(), n,
                                   internal::RibbonStartMultiplier(layout.layout_seed),
                                   layout.num_starts(), band->as<RibbonRow>(), &saturated_starts);
     };
+    // Another layout's placed hashes, sorted in turn: from the sorted ones
+    // of the last layout, through one multiplier (undo the last, apply the
+    // new), and back sorted. The scratch (8 bytes per hash and the sort's
+    // counts, under 10) is the band's own memory, 16 bytes per slot, done
+    // with at that point and cleared after: a second copy of the hashes
+    // would raise Finish's peak by a third (RibbonConstructionBytes).
+    uint8_t sorted_seed = 0;
+    auto lay_out = [&](uint8_t seed) {
+      if (seed == sorted_seed) return;
+      const uint64_t m = internal::InverseMultiplier(internal::RibbonStartMultiplier(sorted_seed)) *
+                         internal::RibbonStartMultiplier(seed);
+      const uint64_t* from = sorted->as<uint64_t>();
+      uint64_t* to = band->as<uint64_t>();
+      assert(n * sizeof(uint64_t) + internal::SortRibbonHashesScratch(n) <=
+             g.num_slots() * sizeof(RibbonRow));
+      for (size_t i = 0; i < n; ++i) to[i] = from[i] * m;
+      internal::SortRibbonHashes(to, n, sorted->as<uint64_t>(), reinterpret_cast<uint32_t*>(to + n));
+      sorted_seed = seed;
+    };
     auto band_again = [&](const RibbonGeometry& next) {
+      lay_out(next.layout_seed);  // In the band's memory, so before it is cleared.
       const size_t used = g.num_slots() * sizeof(RibbonRow);
       if (next.num_slots() * sizeof(RibbonRow) <= reserved) {
-        std::memset(band->as<char>(), 0, used);
+        std::memset(band->as<char>(), 0, used);  // The scratch lay within.
       } else {
+        band.reset();
         reserved = next.num_slots() * sizeof(RibbonRow);
         band = std::make_unique<ZeroedLines>(reserved, kScratchMapFrom);
       }
       g = next;
       return band_with(g);
     };
-    size_t saturated = band_with(g);
+    size_t saturated = band_with(g);  // Layout 0: the hashes as sorted.
     const double first_overhead = static_cast<double>(g.num_slots()) / n - 1.0;
     RibbonGeometry same_slack = g;  // The plan at the current slack.
     RibbonGeometry best;
@@ -345,6 +380,9 @@ absl::StatusOr<std::string> RibbonBuilder::Finish() {
       }
       break;
     }
+    // The hashes are done with: freed before the filter is allocated, so
+    // the peak stays the band's (RibbonConstructionBytes).
+    sorted.reset();
     std::string filter(g.serialized_size(), '\0');
     uint8_t* header = reinterpret_cast<uint8_t*>(filter.data());
     internal::BackSubstituteRibbon(band->as<RibbonRow>(), g, header + internal::kRibbonHeaderBytes);

@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <cassert>
 
+#include "absl/status/status.h"
 #include "lsmbloom/filter/ribbon.h"
+#include "src/filter/blocked/blocked_bloom_format.h"
 #include "src/filter/ribbon/ribbon_format.h"
 #include "src/filter/ribbon/ribbon_layout.h"
 #include "src/filter/ribbon/ribbon_kernels.h"
@@ -11,6 +13,11 @@ namespace lsmbloom {
 
 absl::StatusOr<RibbonReader> RibbonReader::Open(std::string_view filter,
                                                 const FilterReadOptions& options) {
+  if (internal::HasBlockedBloomMagic(filter)) {
+    return absl::InvalidArgumentError(
+        "a blocked Bloom filter, not a Ribbon filter (a bounded RibbonBuilder's fallback, "
+        "RibbonOptions::max_construction_bytes): open it with BlockedBloomReader");
+  }
   absl::StatusOr<RibbonGeometry> geometry = internal::DecodeRibbon(filter, options.verify_checksum);
   if (!geometry.ok()) return geometry.status();
   RibbonReader reader;

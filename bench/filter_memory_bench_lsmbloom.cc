@@ -9,17 +9,20 @@
 //                     at 5 bits/key, as fixture::BudgetedTableOptions);
 //   LsmbloomUniform5  blocked Bloom at 5 bits/key in every level;
 //   LsmbloomModular, LsmbloomModularHalf
-//                     modular filters (8 modules of 2 bits/key) under the
+//                     modular filters (1, 1 and 7 x 2 bits/key) under the
 //                     cap and half of it, the modules held chosen from the
 //                     warm-up's counted accesses.
 
 #include <sys/stat.h>
 
 #include <array>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
 #include "bench/filter_memory_bench.h"
 #include "lsmbloom/filter/modular_bloom.h"
@@ -172,8 +175,24 @@ const char* NameOf(CachedVariant v) {
 
 namespace {
 
+// The modules' bits/key: LSMBLOOM_MEMORY_MODULES ("1,1,2,2"), else 1, 1
+// and 7 of 2 (16 bits/key on disk). A small module 0 leaves more of a
+// tight cap to the files whose lookups need it.
+std::vector<double> ModuleBits() {
+  std::vector<double> bits = {1, 1, 2, 2, 2, 2, 2, 2, 2};
+  if (const char* v = std::getenv("LSMBLOOM_MEMORY_MODULES")) {
+    bits.clear();
+    for (absl::string_view part : absl::StrSplit(v, ',')) {
+      double b = 0;
+      if (!absl::SimpleAtod(part, &b)) Die(absl::StrCat("LSMBLOOM_MEMORY_MODULES=", v));
+      bits.push_back(b);
+    }
+  }
+  return bits;
+}
+
 // The modular variant: every level's tables written with modular filters of
-// 8 modules of 2 bits/key (16 bits/key on disk), read directly, in a
+// ModuleBits(), read directly, in a
 // TableSet under `cap_bytes`. Each repetition starts from a fresh TableSet
 // over the same tables (no counts, the uniform split), rebalances once after
 // the warm-up from the accesses it counted, and counts the modules read then
@@ -183,7 +202,7 @@ class ModularEngine : public Engine {
   ModularEngine(const std::string& name, uint64_t cap_bytes) : cap_bytes_(cap_bytes) {
     std::array<TableOptions, kNumLevels> options;
     ModularBloomOptions modular;
-    modular.module_bits_per_key = std::vector<double>(8, 2.0);
+    modular.module_bits_per_key = ModuleBits();
     absl::StatusOr<std::shared_ptr<const FilterPolicy>> policy = NewModularBloomPolicy(modular);
     if (!policy.ok()) Die(std::string(policy.status().message()));
     for (TableOptions& o : options) o.filter_policy = *policy;

@@ -1,8 +1,10 @@
 #include "src/lookup/candidate_filters.h"
 
 #include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/blocked_bloom_layout.h"
 #include "lsmbloom/filter/modular_bloom.h"
 #include "lsmbloom/filter/ribbon.h"
+#include "src/util/prefetch.h"
 
 namespace lsmbloom {
 namespace internal {
@@ -69,34 +71,54 @@ void ProbeByKind(const FileMeta* const* files, size_t n, const HashOf& hash_of, 
   }
 }
 
-// ProbeHeldModules with hash_of(j) the key hash of item j.
+// One held module's answer, inline: the layout's formulas
+// (blocked_bloom_layout.h) as the scalar reference computes them, which
+// every kernel reproduces bit for bit. Held modules have few bits/key (k is
+// 1 or 2): a call into a dispatched kernel per round cost more than this.
+inline const uint8_t* ModuleBlock(const BlockedBloomView& v, uint64_t hash) {
+  return v.bits + (((hash >> 32) * v.num_blocks) >> 32) * kBlockBytes;
+}
+inline bool ModuleMayMatch(const BlockedBloomView& v, const uint8_t* block, uint64_t hash) {
+  if (v.num_blocks == 0) return false;  // An empty filter: no key.
+  const uint32_t seed = static_cast<uint32_t>(hash);
+  for (int p = 0; p < v.num_probes; ++p) {
+    const uint32_t bit = (seed * kProbeMultipliers[p]) >> 23;
+    if ((block[bit / 8] & (1u << (bit % 8))) == 0) return false;
+  }
+  return true;
+}
+
+// ProbeHeldModules with hash_of(j) the key hash of item j, in rounds: round
+// m fetches module m + 1's block of every item still "maybe" that holds it,
+// all in flight together, then probes them, so an item stops at its first
+// "no" (most do at module 1).
 template <class HashOf>
 void ProbeHeld(const FileMeta* const* files, size_t n, const HashOf& hash_of, bool* maybe) {
-  constexpr size_t kPairs = 64;
-  const BlockedBloomView* views[kPairs];
-  uint64_t hashes[kPairs];
-  size_t at[kPairs];
-  bool out[kPairs];
-  size_t size = 0;
-  const auto flush = [&] {
-    BlockedBloomProbePairs({views, size}, {hashes, size}, {out, size});
-    for (size_t k = 0; k < size; ++k) {
-      if (!out[k]) maybe[at[k]] = false;
+  constexpr size_t kItems = 64;
+  const uint8_t* blocks[kItems];
+  uint64_t hashes[kItems];
+  size_t at[kItems];
+  for (uint32_t m = 0;; ++m) {
+    bool any = false;
+    for (size_t first = 0; first < n;) {
+      size_t size = 0;
+      for (; first < n && size < kItems; ++first) {
+        const FileMeta& file = *files[first];
+        if (!maybe[first] || file.num_modules <= m) continue;
+        const uint64_t hash = ModuleHash(hash_of(first), static_cast<int>(m) + 1);
+        blocks[size] = ModuleBlock(file.modules[m], hash);
+        PrefetchForRead(blocks[size]);
+        hashes[size] = hash;
+        at[size++] = first;
+      }
+      for (size_t k = 0; k < size; ++k) {
+        const size_t j = at[k];
+        maybe[j] = ModuleMayMatch(files[j]->modules[m], blocks[k], hashes[k]);
+      }
+      any = any || size != 0;
     }
-    size = 0;
-  };
-  for (size_t j = 0; j < n; ++j) {
-    const FileMeta& file = *files[j];
-    if (!maybe[j] || file.num_modules == 0) continue;
-    const uint64_t hash = hash_of(j);
-    for (uint32_t m = 0; m < file.num_modules; ++m) {
-      if (size == kPairs) flush();
-      views[size] = &file.modules[m];
-      hashes[size] = ModuleHash(hash, static_cast<int>(m) + 1);
-      at[size++] = j;
-    }
+    if (!any) return;
   }
-  if (size != 0) flush();
 }
 
 }  // namespace

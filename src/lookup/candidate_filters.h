@@ -36,8 +36,9 @@ void ProbeCandidatesByKind(const FileMeta* const* files, size_t n, uint64_t hash
 void ProbePairsByKind(const FileMeta* const* files, const uint64_t* hashes, size_t n, bool* maybe);
 
 // Where files[j] holds modules beyond module 0 and maybe[j] is still true:
-// its answer with those modules too. Every such module of every candidate
-// in one BlockedBloomProbePairs call, their lines in flight together.
+// its answer with those modules too, in rounds: module 1 of every such
+// candidate, their lines fetched together and then probed, then module 2
+// of those still "maybe", and so on.
 // ProbeHeldModules for one key of default KeyHash `hash`; the Pairs form
 // for files[p] and hashes[p].
 void ProbeHeldModules(const FileMeta* const* files, size_t n, uint64_t hash, bool* maybe);

@@ -161,6 +161,7 @@ void RegisterAll() {
       {"LsmbloomUniform5", LsmbloomUniform5},
       {"LsmbloomModular", LsmbloomModular},
       {"LsmbloomModularHalf", LsmbloomModularHalf},
+      {"LsmbloomModularEvery8K", LsmbloomModularEvery8K},
       {"RocksOptimizeForHits", RocksOptimizeForHits},
       {"RocksPartitioned", RocksPartitioned},
   };

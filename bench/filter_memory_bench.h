@@ -146,6 +146,9 @@ Engine* LsmbloomMonkey();
 Engine* LsmbloomUniform5();
 Engine* LsmbloomModular();      // The cap.
 Engine* LsmbloomModularHalf();  // Half the cap.
+// The cap, rebalanced every 8192 lookups as well (against once, after the
+// warm-up: what rebalancing at compactions alone would do here).
+Engine* LsmbloomModularEvery8K();
 
 // The cached regime: the Monkey tables mapped (page-cached), no counting.
 // Null for the modular ones while they are stubs.

@@ -199,7 +199,17 @@ std::vector<double> ModuleBits() {
 // (one read each) with the measured lookups' reads.
 class ModularEngine : public Engine {
  public:
-  ModularEngine(const std::string& name, uint64_t cap_bytes) : cap_bytes_(cap_bytes) {
+  // Over `same_files`' tables if given (else written here); RebalanceFilter-
+  // Memory also after every `rebalance_every` measured lookups, if not 0.
+  ModularEngine(const std::string& name, uint64_t cap_bytes, uint64_t rebalance_every = 0,
+                const ModularEngine* same_files = nullptr)
+      : cap_bytes_(cap_bytes), rebalance_every_(rebalance_every) {
+    if (same_files != nullptr) {
+      dir_ = same_files->dir_;
+      files_ = same_files->files_;
+      Reset();
+      return;
+    }
     std::array<TableOptions, kNumLevels> options;
     ModularBloomOptions modular;
     modular.module_bits_per_key = ModuleBits();
@@ -246,9 +256,13 @@ class ModularEngine : public Engine {
     for (const LevelStats& l : set_->stats().levels) warmup_loads_ += l.filter_module_loads;
   }
 
-  void StartCounting() override { set_->ResetStats(); }
+  void StartCounting() override {
+    set_->ResetStats();
+    gets_ = 0;
+  }
 
   bool Get(std::string_view key) override {
+    if (rebalance_every_ != 0 && ++gets_ % rebalance_every_ == 0) set_->RebalanceFilterMemory();
     if (!set_->Get(key, &result_).ok()) Die("a lookup failed");
     return result_.kind == LookupResult::Kind::kFound;
   }
@@ -276,6 +290,8 @@ class ModularEngine : public Engine {
 
  private:
   const uint64_t cap_bytes_;
+  const uint64_t rebalance_every_;
+  uint64_t gets_ = 0;
   std::string dir_;
   std::vector<std::vector<TableFile>> files_;
   std::unique_ptr<TableSet> set_;
@@ -293,7 +309,13 @@ ModularEngine* Modular() {
 Engine* LsmbloomModular() { return Modular(); }
 
 Engine* LsmbloomModularHalf() {
-  static ModularEngine* e = new ModularEngine("LsmbloomModularHalf", CapBytes() / 2);
+  static ModularEngine* e = new ModularEngine("LsmbloomModularHalf", CapBytes() / 2, 0, Modular());
+  return e;
+}
+
+Engine* LsmbloomModularEvery8K() {
+  static ModularEngine* e =
+      new ModularEngine("LsmbloomModularEvery8K", CapBytes(), 8192, Modular());
   return e;
 }
 

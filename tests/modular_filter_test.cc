@@ -4,9 +4,11 @@
 // (on every SIMD target), and more modules held means fewer false
 // positives, at the product of the modules' predicted FPRs.
 
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -280,6 +282,48 @@ TEST(ModularFilterTest, TheFilesLookupsReachGetTheModulesAndTheOthersGiveThemUp)
   EXPECT_GT(evictions, 0u);
   EXPECT_LT(m.FalsePositives(0, 4000), file0_before * 0.5);
   m.CheckEveryKey();
+}
+
+TEST(ModularFilterTest, LookupsRunningWhileModulesMoveFindEveryKey) {
+  LookupOptions options;
+  options.filter_memory_cap_bytes = 1;
+  uint64_t fixed = 0;
+  {
+    ModularLsm probe(options);
+    probe.Build();
+    fixed = probe.lsm.set.stats().total_filter_bytes;
+  }
+  options.filter_memory_cap_bytes = fixed + 8000;
+  ModularLsm m(options);
+  m.Build();
+  std::vector<std::string> keys;
+  for (const auto& [key, entry] : m.lsm.truth) keys.push_back(key);
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> wrong{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t) {
+    readers.emplace_back([&, t] {
+      LookupResult r;
+      for (size_t i = t; !stop.load(); i = (i + 7) % keys.size()) {
+        if (!m.lsm.set.Get(keys[i], &r).ok() || r.kind != LookupResult::Kind::kFound) ++wrong;
+      }
+    });
+  }
+  // Lookups of one file's range, then another's, each followed by a
+  // rebalance: modules are read and dropped under the readers.
+  for (int round = 0; round < 8; ++round) {
+    m.FalsePositives(round % 4, 500);
+    m.lsm.set.RebalanceFilterMemory();
+  }
+  stop = true;
+  for (std::thread& t : readers) t.join();
+  EXPECT_EQ(wrong.load(), 0u);
+  uint64_t loads = 0, evictions = 0;
+  for (const LevelStats& l : m.lsm.set.stats().levels) {
+    loads += l.filter_module_loads;
+    evictions += l.filter_module_evictions;
+  }
+  EXPECT_GT(loads + evictions, 0u);
 }
 
 TEST(ModularFilterTest, UniformWorthsGiveTheSmallerLevelMoreBitsPerKeyAsMonkeyDoes) {

@@ -128,7 +128,8 @@ if ((sanitizers)); then
   fi
   run_suite . "$cache/lsmbloom-tsan" -- --config=tsan \
     //tests:lookup_test //tests:stress_test //tests:simd_targets_test \
-    //tests:storage_lookup_test //tests:block_cache_test //tests:batch_read_test
+    //tests:storage_lookup_test //tests:block_cache_test //tests:batch_read_test \
+    //tests:modular_filter_test
   fuzz_base="$cache/lsmbloom-fuzz"
   # Every fuzz_target of tests/fuzz/BUILD (//tests:fuzz_stage_test checks).
   fuzz_targets=(filter_reader table roundtrip ribbon_reader ribbon_builder modular_reader)

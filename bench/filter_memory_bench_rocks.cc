@@ -142,6 +142,9 @@ class MetadataOnlyCache : public rocksdb::Cache {
     double filter_bytes = 0, index_bytes = 0;
   };
   Held held() {
+    for (DeleterFn d : filter_deleters_) {
+      if (index_deleters_.count(d) != 0) Die("a cache entry taken for both filter and index");
+    }
     Held h;
     lru_->ApplyToAllEntries(
         [this, &h](const rocksdb::Slice&, void*, size_t charge, DeleterFn deleter) {

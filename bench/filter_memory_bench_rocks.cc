@@ -24,7 +24,7 @@
 //                         what each held at the end.
 //
 // No data block is cached (as lsmbloom's, read with no cache): the block
-// cache (DataRefusingCache) drops each data block when its lookup is done;
+// cache (MetadataOnlyCache) drops each data block when its lookup is done;
 // BLOCK_CACHE_DATA_HIT stays 0 and each data block read is a
 // BLOCK_CACHE_DATA_MISS.
 // Device reads are the perf context's block_read_count (every block read
@@ -35,7 +35,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -68,9 +67,9 @@ namespace {
 // them in the LRU even briefly would evict filter partitions. Lookups search
 // the LRU only, so no data block is ever found in the cache
 // (BLOCK_CACHE_DATA_HIT stays 0: the cases check it).
-class DataRefusingCache : public rocksdb::Cache {
+class MetadataOnlyCache : public rocksdb::Cache {
  public:
-  explicit DataRefusingCache(size_t capacity) {
+  explicit MetadataOnlyCache(size_t capacity) {
     rocksdb::LRUCacheOptions options;
     options.capacity = capacity;
     options.num_shard_bits = 0;       // One LRU list: the capacity is exact.
@@ -80,11 +79,12 @@ class DataRefusingCache : public rocksdb::Cache {
     side_ = rocksdb::NewLRUCache(options);
   }
 
-  const char* Name() const override { return "DataRefusingCache"; }
+  const char* Name() const override { return "MetadataOnlyCache"; }
 
   rocksdb::Status Insert(const rocksdb::Slice& key, void* value, size_t charge,
                          DeleterFn deleter, Handle** handle, Priority priority) override {
     if (!refusing_ || priority == Priority::HIGH) {
+      Classify(deleter);
       return lru_->Insert(key, value, charge, deleter, handle, priority);
     }
     if (handle == nullptr) {  // As if inserted and evicted at once.
@@ -136,7 +136,40 @@ class DataRefusingCache : public rocksdb::Cache {
   // Data blocks a lookup still holds (0 between lookups).
   size_t side_usage() const { return side_->GetUsage(); }
 
+  // The bytes the cache charges for filter blocks (partitions and their
+  // top-level indexes) and for index blocks, now.
+  struct Held {
+    double filter_bytes = 0, index_bytes = 0;
+  };
+  Held held() {
+    for (DeleterFn d : filter_deleters_) {
+      if (index_deleters_.count(d) != 0) Die("a cache entry taken for both filter and index");
+    }
+    Held h;
+    lru_->ApplyToAllEntries(
+        [this, &h](const rocksdb::Slice&, void*, size_t charge, DeleterFn deleter) {
+          std::lock_guard<std::mutex> lock(mu_);
+          if (filter_deleters_.count(deleter) != 0) h.filter_bytes += charge;
+          if (index_deleters_.count(deleter) != 0) h.index_bytes += charge;
+        },
+        ApplyToAllEntriesOptions());
+    return h;
+  }
+
  private:
+  // Learns which kind of block `deleter` frees: RocksDB reads a block just
+  // before inserting it, counting the read by kind in this thread's perf
+  // context (which must count: PerfLevel::kEnableCount), and gives each
+  // kind its own deleter.
+  void Classify(DeleterFn deleter) {
+    const rocksdb::PerfContext* perf = rocksdb::get_perf_context();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (perf->filter_block_read_count != filter_reads_) filter_deleters_.insert(deleter);
+    if (perf->index_block_read_count != index_reads_) index_deleters_.insert(deleter);
+    filter_reads_ = perf->filter_block_read_count;
+    index_reads_ = perf->index_block_read_count;
+  }
+
   bool IsSide(Handle* handle) const {
     std::lock_guard<std::mutex> lock(mu_);
     return side_handles_.count(handle) != 0;
@@ -149,6 +182,8 @@ class DataRefusingCache : public rocksdb::Cache {
   bool refusing_ = false;
   mutable std::mutex mu_;
   std::unordered_set<Handle*> side_handles_;
+  std::unordered_set<DeleterFn> filter_deleters_, index_deleters_;
+  uint64_t filter_reads_ = 0, index_reads_ = 0;
 };
 
 enum class RocksVariant { kOptimizeForHits, kPartitioned };
@@ -163,6 +198,11 @@ class RocksEngine : public Engine {
  public:
   explicit RocksEngine(RocksVariant v) : variant_(v) {
     const bool partitioned = v == RocksVariant::kPartitioned;
+    // Counted from the start, on this thread (the one every case runs on):
+    // block reads by kind, which the cache learns its entries' kinds from,
+    // and the bottom level's filter checks.
+    rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+    rocksdb::get_perf_context()->EnablePerLevelPerfContext();
     const std::string name = partitioned ? "RocksPartitioned" : "RocksOptimizeForHits";
     // Bloom bits/key: 10 on disk for partitions; for optimize-for-hits,
     // the cap spread over the entries above the bottom level, at most 30.
@@ -174,7 +214,7 @@ class RocksEngine : public Engine {
     bits_per_key_ = partitioned ? 10
                                 : std::min(kMaxBitsPerKey, std::floor(100.0 * 8 * CapBytes() /
                                                                       upper_entries) / 100);
-    cache_ = std::make_shared<DataRefusingCache>(partitioned ? CapBytes() : 0);
+    cache_ = std::make_shared<MetadataOnlyCache>(partitioned ? CapBytes() : 0);
 
     rocksdb::Options options;
     options.create_if_missing = true;
@@ -259,11 +299,7 @@ class RocksEngine : public Engine {
 
   void Reset() override { cache_->EraseUnRefEntries(); }
 
-  void StartCounting() override {
-    rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
-    rocksdb::get_perf_context()->EnablePerLevelPerfContext();
-    start_ = Now();
-  }
+  void StartCounting() override { start_ = Now(); }
 
   bool Get(std::string_view key) override {
     const rocksdb::Status s =
@@ -285,10 +321,9 @@ class RocksEngine : public Engine {
     c.index_loads = now.index_misses - start_.index_misses;
     c.bottom_filter_checks = now.bottom_checks - start_.bottom_checks;
     if (variant_ == RocksVariant::kPartitioned) {
-      // The partitions and their pinned top-level indexes.
-      c.filter_bytes = CachedBytes(
-          {rocksdb::CacheEntryRole::kFilterBlock, rocksdb::CacheEntryRole::kFilterMetaBlock});
-      c.cached_index_bytes = CachedBytes({rocksdb::CacheEntryRole::kIndexBlock});
+      const MetadataOnlyCache::Held held = cache_->held();
+      c.filter_bytes = held.filter_bytes;
+      c.cached_index_bytes = held.index_bytes;
     } else {
       c.filter_bytes = static_cast<double>(filter_disk_bytes_);
     }
@@ -317,22 +352,9 @@ class RocksEngine : public Engine {
     return s;
   }
 
-  // The block cache's bytes held by `roles`, by RocksDB's own accounting
-  // (its entry statistics, at most a few seconds old).
-  double CachedBytes(std::initializer_list<rocksdb::CacheEntryRole> roles) const {
-    std::map<std::string, std::string> stats;
-    if (!db_->GetMapProperty(rocksdb::DB::Properties::kBlockCacheEntryStats, &stats)) return -1;
-    double bytes = 0;
-    for (rocksdb::CacheEntryRole role : roles) {
-      const auto it = stats.find(rocksdb::BlockCacheEntryStatsMapKeys::UsedBytes(role));
-      if (it != stats.end()) bytes += std::stod(it->second);
-    }
-    return bytes;
-  }
-
   RocksVariant variant_;
   double bits_per_key_ = 0;
-  std::shared_ptr<DataRefusingCache> cache_;
+  std::shared_ptr<MetadataOnlyCache> cache_;
   std::shared_ptr<rocksdb::Statistics> statistics_;
   rocksdb::DB* db_ = nullptr;
   int bottom_level_ = 0;

@@ -109,6 +109,32 @@ def checks_table(runs):
     return lines
 
 
+def notes(runs, cap):
+    """What a reader must know to weigh the RocksDB rows, from the run."""
+    out = []
+    for stream, _ in STREAMS:
+        b = median(runs, (stream, "RocksPartitioned"))
+        if b is not None and cap and b["filter_bytes"] > cap:
+            out.append(f"- {stream}: RocksPartitioned's cache held "
+                       f"{b['filter_bytes'] / 1e6:.2f} MB of filters, more than the cap "
+                       f"({cap / 1e6:.2f} MB), and {b['cached_index_bytes'] / 1e6:.2f} MB of "
+                       "index: filters and index share one LRU list, whose capacity is the cap "
+                       "plus the index's bytes on disk. The comparison favours RocksDB.")
+    b = next((median(runs, (s, "RocksOptimizeForHits")) for s, _ in STREAMS
+              if median(runs, (s, "RocksOptimizeForHits")) is not None), None)
+    if b is not None and cap and b["filter_bytes"] < 0.99 * cap:
+        out.append(f"- RocksOptimizeForHits holds {b['filter_bytes'] / 1e6:.2f} MB of filters, "
+                   "less than the cap: the levels above the bottom would need more than 30 "
+                   "bits/key to spend it, and the benchmark caps them there (their filters "
+                   f"let {b['filter_fp_per_lookup']:.5f} false positives per lookup through: "
+                   "more bits would not change its reads, which are the bottom level's "
+                   "unfiltered ones).")
+    out.append("- Device reads are exact counts, the same in every repetition (cv); wall "
+               "times (us/lookup, CPU ns) come from a machine shared with other jobs and vary "
+               "by 10-30% between runs.")
+    return out
+
+
 def counter(runs, stream, variant, name):
     b = median(runs, (stream, variant))
     return None if b is None else b[name]
@@ -197,6 +223,7 @@ def report(path, command):
     md += target_rows(runs) + [""]
     md += ["## Cached regime: absent Get on mapped, page-cached tables", ""]
     md += cached_rows(runs) + [""]
+    md += ["## Notes", ""] + notes(runs, cap) + [""]
     md += ["## Checks", "",
            "Per lookup but the data blocks (a total). The identity holds (0) where every "
            "level is filtered; for RocksOptimizeForHits it is the bottom level's unfiltered "

@@ -175,6 +175,7 @@ void RegisterAll() {
           ->UseRealTime();
     }
   }
+  RegisterModulePrefix();
   for (CachedVariant v : {CachedVariant::kMonkey, CachedVariant::kModular}) {
     benchmark::RegisterBenchmark(absl::StrCat("Memory_CachedAbsentGet_", NameOf(v)).c_str(),
                                  [v](benchmark::State& st) { CachedAbsentGet(st, v); })

@@ -7,8 +7,10 @@
 //   filter_memory_bench_data.cc      the tree's shape, the key streams,
 //                                    the cap, skipping where O_DIRECT is
 //                                    refused;
-//   filter_memory_bench_lsmbloom.cc  lsmbloom's engines (and the stub of
-//                                    the modular one);
+//   filter_memory_bench_lsmbloom.cc  lsmbloom's engines, static and
+//                                    modular;
+//   filter_memory_bench_modules.cc   Bloom modules against Ribbon
+//                                    columns at the same bits/key;
 //   filter_memory_bench_rocks.cc     RocksDB's two engines;
 //   filter_memory_bench.cc           the cases, their counters, and
 //                                    registration.
@@ -155,6 +157,10 @@ Engine* LsmbloomModularEvery8K();
 enum class CachedVariant { kMonkey, kModular };
 const char* NameOf(CachedVariant v);
 const TableSet* MappedSet(CachedVariant v);
+
+// Memory_ModulePrefix (filter_memory_bench_modules.cc): Bloom modules held
+// as a prefix against a Ribbon filter of the same bits/key.
+void RegisterModulePrefix();
 
 // RocksDB (filter_memory_bench_rocks.cc).
 Engine* RocksOptimizeForHits();

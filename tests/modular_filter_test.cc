@@ -165,6 +165,35 @@ TEST(ModularFilterTest, ATableHoldsModuleZeroAndReadsTheOthersVerified) {
   EXPECT_NE(bad.status().message().find("offset"), std::string::npos) << bad.status();
 }
 
+TEST(ModularFilterTest, AFilterBlockFromAnotherTableIsRefusedAndKeysStillFound) {
+  // Two tables alike but for their keys (even ids, odd ids): same layout,
+  // same filter size and offset, different filter bits.
+  std::vector<Entry> even, odd;
+  for (int i = 0; i < 3000; ++i) {
+    even.push_back({testutil::TableKey(2 * i), 1, EntryType::kValue, "v"});
+    odd.push_back({testutil::TableKey(2 * i + 1), 1, EntryType::kValue, "v"});
+  }
+  const TableOptions options = ModularTableOptions({2, 2, 2});
+  std::string a = testutil::BuildTable(even, options);
+  const std::string b = testutil::BuildTable(odd, options);
+  ASSERT_EQ(a.size(), b.size());
+  const size_t start = a.find(std::string("LSMM", 4));
+  ASSERT_EQ(start, b.find(std::string("LSMM", 4)));
+  const ModularBloomHeader header = *ParseModularBloomHeader(std::string_view(b).substr(start));
+  const size_t size = header.modules.back().offset + header.modules.back().size;
+  a.replace(start, size, b, start, size);  // B's filter in A's place.
+  auto table = Table::Open(NewMemRandomAccessFile(a));
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_EQ((*table)->filter_status().code(), absl::StatusCode::kDataLoss)
+      << (*table)->filter_status();
+  EXPECT_EQ((*table)->filter_modules(), nullptr);
+  for (const Entry& e : even) {
+    absl::StatusOr<LookupResult> r = (*table)->Get(e.key);
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ(r->kind, LookupResult::Kind::kFound) << e.key;
+  }
+}
+
 // A TableSet over levels of modular files: the absent keys of a model LSM.
 struct ModularLsm {
   testutil::ModelLsm lsm;

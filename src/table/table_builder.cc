@@ -5,10 +5,12 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "lsmbloom/filter/modular_bloom.h"
 #include "lsmbloom/table/table_properties.h"
 #include "src/table/block_builder.h"
 #include "src/table/filter_key_selector.h"
 #include "src/table/format.h"
+#include "src/util/checksum.h"
 #include "src/util/coding.h"
 
 namespace lsmbloom {
@@ -164,6 +166,13 @@ absl::Status TableBuilder::Rep::WriteFilter() {
   const FilterPolicy& policy = *options.filter_policy;
   props.filter_policy = policy.Name();
   props.filter_size = handle.size;
+  if (policy.Name() == kModularBloomPolicyName) {
+    // The header a reader keeps without reading the block whole.
+    absl::StatusOr<ModularBloomHeader> header = ParseModularBloomHeader(*bytes);
+    if (header.ok()) {
+      props.filter_head_checksum = internal::Checksum64(bytes->data(), header->header_size);
+    }
+  }
   props.filter_whole_key = options.whole_key_filtering;
   if (options.prefix_extractor != nullptr) {
     props.filter_prefix_extractor = options.prefix_extractor->Name();

@@ -11,6 +11,7 @@
 #include "lsmbloom/table/table.h"
 #include "src/table/table_rep.h"
 #include "src/util/aligned_buffer.h"
+#include "src/util/checksum.h"
 
 namespace lsmbloom {
 
@@ -40,6 +41,19 @@ absl::StatusOr<std::string_view> Table::Rep::ReadModularPrefix(const internal::B
   if (!bytes.ok()) return bytes.status();
   absl::StatusOr<ModularBloomHeader> header = ParseModularBloomHeader(*bytes);
   if (!header.ok()) return header.status();
+  // The block's own checksum covers every module, and is not read here:
+  // the properties' checksum of the header binds it (and through the
+  // module checksums it holds, every module) to this table, so a filter
+  // block from another table is refused, while a damaged module costs
+  // only what it would have ruled out.
+  if (properties.filter_head_checksum == 0 ||
+      internal::Checksum64(bytes->data(), header->header_size) != properties.filter_head_checksum) {
+    return absl::DataLossError(
+        absl::StrCat("modular filter at offset ", handle.offset,
+                     properties.filter_head_checksum == 0
+                         ? ": the table records no checksum of its header"
+                         : ": its header is not the one this table recorded"));
+  }
   const uint64_t prefix = header->PrefixSize(0);
   if (prefix > handle.size) {
     return absl::DataLossError(absl::StrCat("modular filter: module 0 ends at ", prefix,

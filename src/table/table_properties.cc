@@ -136,6 +136,9 @@ std::map<std::string, std::string> EncodeTableProperties(const TableProperties& 
   };
   // Format version 1 had no id; an id of 0 is never drawn.
   if (p.unique_id != 0) out[Props::kUniqueId] = absl::StrFormat("%016x", p.unique_id);
+  if (p.filter_head_checksum != 0) {
+    out[Props::kFilterHeadChecksum] = absl::StrFormat("%016x", p.filter_head_checksum);
+  }
   for (const auto& [name, value] : p.unknown) out.emplace(name, value);  // Never replaces.
   return out;
 }
@@ -160,6 +163,7 @@ absl::StatusOr<TableProperties> DecodeTableProperties(
   d.String(Props::kFilterPolicy, &p.filter_policy);
   d.Number(Props::kFilterSize, &p.filter_size);
   d.String(Props::kFilterParams, &p.filter_params);
+  d.Hex64(Props::kFilterHeadChecksum, &p.filter_head_checksum);
   d.Number(Props::kFilterKeysAdded, &p.filter_keys_added);
   d.Bool(Props::kFilterWholeKey, &p.filter_whole_key);
   d.String(Props::kFilterPrefixExtractor, &p.filter_prefix_extractor);

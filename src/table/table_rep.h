@@ -200,8 +200,8 @@ struct Table::Rep {
                              LookupResult* result) const;
 
   void LoadFilter(const std::string& policy_name, const internal::BlockHandle& handle);
-  // LoadFilter's read of a modular filter: its header and module 0 only
-  // (into filter_copy), verified by their own checksums.
+  // LoadFilter's read of a modular filter: its header, checked against the
+  // properties' filter_head_checksum, and module 0 (into filter_copy).
   absl::StatusOr<std::string_view> ReadModularPrefix(const internal::BlockHandle& handle);
 
   // `error` from reading the data block at `h`, or a clearer one when the

@@ -18,10 +18,11 @@
 // The bytes (docs/FORMAT.md, "Modular blocked Bloom filter"): a header
 // naming each module's offset, size, XXH3 checksum and geometry, itself
 // checksummed, then the modules at 64-byte boundaries, module 0 first. A
-// table reads the header and module 0 when it opens and any other module
-// when asked (Table::ReadFilterModule); a module whose checksum fails is
-// not used, and the filter answers "maybe" for what it would have ruled
-// out. Never a false negative with any set of modules held.
+// table reads the header (checked against a checksum in its properties,
+// which binds it to the table) and module 0 when it opens, and any other
+// module when asked (Table::ReadFilterModule); a module whose checksum
+// fails is not used, and the filter answers "maybe" for what it would have
+// ruled out. Never a false negative with any set of modules held.
 //
 // Example:
 //   ModularBloomOptions options;

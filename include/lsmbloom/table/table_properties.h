@@ -42,6 +42,7 @@ struct TableProperties {
   static constexpr char kFilterPolicy[] = "lsmbloom.filter.policy";
   static constexpr char kFilterSize[] = "lsmbloom.filter.size";
   static constexpr char kFilterParams[] = "lsmbloom.filter.params";
+  static constexpr char kFilterHeadChecksum[] = "lsmbloom.filter.head_checksum";
   static constexpr char kFilterKeysAdded[] = "lsmbloom.filter.keys_added";
   static constexpr char kFilterWholeKey[] = "lsmbloom.filter.whole_key";
   static constexpr char kFilterPrefixExtractor[] = "lsmbloom.filter.prefix_extractor";
@@ -66,6 +67,12 @@ struct TableProperties {
   std::string filter_policy;            // Its Name(); empty: the table has no filter.
   uint64_t filter_size = 0;             // Filter block bytes.
   std::string filter_params;            // The policy's description of the filter.
+  // XXH3-64 of the filter's first bytes (its whole header, for a modular
+  // filter: lsmbloom/filter/modular_bloom.h), 16 hex digits; 0 (absent)
+  // for other filters. A reader that keeps part of a filter without
+  // reading its block whole checks this instead of the block's checksum,
+  // binding that part to this table as the properties block is.
+  uint64_t filter_head_checksum = 0;
   uint64_t filter_keys_added = 0;       // Keys and prefixes given to the filter.
   bool filter_whole_key = false;        // "1": every user key is in the filter.
   std::string filter_prefix_extractor;  // Its Name(), or empty.

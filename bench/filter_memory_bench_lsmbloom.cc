@@ -9,7 +9,7 @@
 //                     at 5 bits/key, as fixture::BudgetedTableOptions);
 //   LsmbloomUniform5  blocked Bloom at 5 bits/key in every level;
 //   LsmbloomModular, LsmbloomModularHalf
-//                     modular filters (1, 1 and 7 x 2 bits/key) under the
+//                     modular filters (ModuleBits) under the
 //                     cap and half of it, the modules held chosen from the
 //                     warm-up's counted accesses.
 
@@ -175,16 +175,23 @@ const char* NameOf(CachedVariant v) {
 
 namespace {
 
-// The modules' bits/key: LSMBLOOM_MEMORY_MODULES ("1,1,2,2"), else 1, 1
-// and 7 of 2 (16 bits/key on disk). A small module 0 leaves more of a
-// tight cap to the files whose lookups need it.
-std::vector<double> ModuleBits() {
-  std::vector<double> bits = {1, 1, 2, 2, 2, 2, 2, 2, 2};
-  if (const char* v = std::getenv("LSMBLOOM_MEMORY_MODULES")) {
+// The modules' bits/key in the bottom level and in the levels above it:
+// LSMBLOOM_MEMORY_MODULES and LSMBLOOM_MEMORY_UPPER_MODULES ("1,2,2,2"),
+// else 1 and 7 of 2 in the bottom level (15 bits/key on disk), 6 and 6 of
+// 2 above (18). A small module 0 in the bottom level, which holds most
+// keys, leaves more of a tight cap to the files whose lookups need it; a
+// larger one above, where every absent lookup checks a file, rejects most
+// keys on its first line. Modules of one size after module 0 are held
+// interleaved (one region a key's probe reads).
+std::vector<double> ModuleBits(bool bottom) {
+  std::vector<double> bits = bottom ? std::vector<double>{1, 2, 2, 2, 2, 2, 2, 2}
+                                    : std::vector<double>{6, 2, 2, 2, 2, 2, 2};
+  const char* name = bottom ? "LSMBLOOM_MEMORY_MODULES" : "LSMBLOOM_MEMORY_UPPER_MODULES";
+  if (const char* v = std::getenv(name)) {
     bits.clear();
     for (absl::string_view part : absl::StrSplit(v, ',')) {
       double b = 0;
-      if (!absl::SimpleAtod(part, &b)) Die(absl::StrCat("LSMBLOOM_MEMORY_MODULES=", v));
+      if (!absl::SimpleAtod(part, &b)) Die(absl::StrCat(name, "=", v));
       bits.push_back(b);
     }
   }
@@ -211,11 +218,13 @@ class ModularEngine : public Engine {
       return;
     }
     std::array<TableOptions, kNumLevels> options;
-    ModularBloomOptions modular;
-    modular.module_bits_per_key = ModuleBits();
-    absl::StatusOr<std::shared_ptr<const FilterPolicy>> policy = NewModularBloomPolicy(modular);
-    if (!policy.ok()) Die(std::string(policy.status().message()));
-    for (TableOptions& o : options) o.filter_policy = *policy;
+    for (int level = 0; level < kNumLevels; ++level) {
+      ModularBloomOptions modular;
+      modular.module_bits_per_key = ModuleBits(level == BottomLevel());
+      absl::StatusOr<std::shared_ptr<const FilterPolicy>> policy = NewModularBloomPolicy(modular);
+      if (!policy.ok()) Die(std::string(policy.status().message()));
+      options[level].filter_policy = *policy;
+    }
     TableSet writer{LookupOptions()};
     dir_ = WriteTree(name, options, &writer);
     files_ = writer.files();

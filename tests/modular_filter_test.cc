@@ -121,6 +121,9 @@ TEST(ModularFilterTest, ModuleHashIsTheKeyHashForModuleZeroAndDiffersForTheOther
   EXPECT_EQ(ModuleHash(12345, 0), 12345u);
   EXPECT_NE(ModuleHash(12345, 1), ModuleHash(12345, 2));
   EXPECT_NE(ModuleHash(12345, 1), 12345u);
+  // The high half, which picks a key's block, is the key hash's own.
+  const uint64_t h = 0x0123456789abcdefull;
+  for (int m = 1; m < kMaxFilterModules; ++m) EXPECT_EQ(ModuleHash(h, m) >> 32, h >> 32);
 }
 
 // Tables of modular filters, written and opened from memory.
@@ -198,11 +201,12 @@ TEST(ModularFilterTest, AFilterBlockFromAnotherTableIsRefusedAndKeysStillFound) 
 struct ModularLsm {
   testutil::ModelLsm lsm;
   std::vector<std::shared_ptr<const Table>> tables;
+  // Modules 1.. of one size: held interleaved; else each apart.
+  std::vector<double> bits = {2, 2, 2, 2, 2, 2};
   explicit ModularLsm(const LookupOptions& options) : lsm(options) {}
 
   // Level 1: 4 files of 1000 keys each; level 2: 4 files of 10000.
   void Build() {
-    const std::vector<double> bits = {2, 2, 2, 2, 2, 2};
     uint64_t seq = 1;
     for (int level : {2, 1}) {
       const int per_file = level == 2 ? 10000 : 1000;
@@ -247,17 +251,26 @@ struct ModularLsm {
 };
 
 TEST(ModularFilterTest, WithoutACapEveryModuleIsHeldAndEveryKeyFoundOnEveryTarget) {
-  for (const std::string& target : AvailableSimdTargets()) {
-    ASSERT_TRUE(PinSimdTarget(target).ok());
-    ModularLsm m{LookupOptions()};
-    m.Build();
-    m.CheckEveryKey();
-    const LookupStats s = m.lsm.set.stats();
-    EXPECT_EQ(s.levels[1].filter_modules_held, 4u * 6) << target;
-    EXPECT_EQ(s.levels[2].filter_module_loads, 4u * 5) << target;
-    EXPECT_GT(s.levels[2].filter_module_bytes, 0u);
-    // 12 bits/key held: about 0.4^6 = 0.4% per check, two checks a lookup.
-    EXPECT_LT(m.FalsePositives(0, 4000), 0.03) << target;
+  // Modules held interleaved (one size), and apart (sizes that differ).
+  for (const std::vector<double>& bits :
+       {std::vector<double>{2, 2, 2, 2, 2, 2}, std::vector<double>{2, 1, 2, 3, 2, 2}}) {
+    for (const std::string& target : AvailableSimdTargets()) {
+      ASSERT_TRUE(PinSimdTarget(target).ok());
+      ModularLsm m{LookupOptions()};
+      m.bits = bits;
+      m.Build();
+      m.CheckEveryKey();
+      const LookupStats s = m.lsm.set.stats();
+      EXPECT_EQ(s.levels[1].filter_modules_held, 4u * 6) << target;
+      EXPECT_EQ(s.levels[2].filter_module_loads, 4u * 5) << target;
+      EXPECT_GT(s.levels[2].filter_module_bytes, 0u);
+      // 12 bits/key held: about 0.4^6 = 0.4% per check, two checks a
+      // lookup, as the model predicts.
+      const double fp = m.FalsePositives(0, 4000);
+      EXPECT_LT(fp, 0.03) << target;
+      const double predicted = m.lsm.set.stats().expected_false_positives_per_lookup();
+      EXPECT_NEAR(fp, predicted, 0.5 * predicted + 3 * std::sqrt(predicted / 4000)) << target;
+    }
   }
   ASSERT_TRUE(PinSimdTarget("best").ok());
 }

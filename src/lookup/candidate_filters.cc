@@ -74,46 +74,81 @@ void ProbeByKind(const FileMeta* const* files, size_t n, const HashOf& hash_of, 
 // One held module's answer, inline: the layout's formulas
 // (blocked_bloom_layout.h) as the scalar reference computes them, which
 // every kernel reproduces bit for bit. Held modules have few bits/key (k is
-// 1 or 2): a call into a dispatched kernel per round cost more than this.
-inline const uint8_t* ModuleBlock(const BlockedBloomView& v, uint64_t hash) {
-  return v.bits + (((hash >> 32) * v.num_blocks) >> 32) * kBlockBytes;
-}
-inline bool ModuleMayMatch(const BlockedBloomView& v, const uint8_t* block, uint64_t hash) {
-  if (v.num_blocks == 0) return false;  // An empty filter: no key.
+// 1 or 2): a call into a dispatched kernel per module cost more than this.
+inline bool BlockMayMatch(const uint8_t* block, int num_probes, uint64_t hash) {
   const uint32_t seed = static_cast<uint32_t>(hash);
-  for (int p = 0; p < v.num_probes; ++p) {
+  for (int p = 0; p < num_probes; ++p) {
     const uint32_t bit = (seed * kProbeMultipliers[p]) >> 23;
     if ((block[bit / 8] & (1u << (bit % 8))) == 0) return false;
   }
   return true;
 }
+inline uint64_t BlockIndex(uint64_t hash, uint64_t num_blocks) {
+  return ((hash >> 32) * num_blocks) >> 32;
+}
 
-// ProbeHeldModules with hash_of(j) the key hash of item j, in rounds: round
-// m fetches module m + 1's block of every item still "maybe" that holds it,
-// all in flight together, then probes them, so an item stops at its first
-// "no" (most do at module 1).
+// ProbeHeldModules with hash_of(j) the key hash of item j. Interleaved
+// files: the first of each item's lines requested together, then each
+// item's modules probed in order, on adjacent lines, to its first "no".
+// The others in rounds: round m fetches module m + 1's block of every item
+// still "maybe" that holds it, all in flight together, then probes them.
 template <class HashOf>
 void ProbeHeld(const FileMeta* const* files, size_t n, const HashOf& hash_of, bool* maybe) {
   constexpr size_t kItems = 64;
   const uint8_t* blocks[kItems];
   uint64_t hashes[kItems];
   size_t at[kItems];
-  for (uint32_t m = 0;; ++m) {
+  bool any_apart = false;
+  for (size_t first = 0; first < n;) {
+    size_t size = 0;
+    for (; first < n && size < kItems; ++first) {
+      const HeldModules* held = files[first]->held;
+      if (!maybe[first] || held == nullptr) continue;
+      if (held->interleaved == nullptr) {
+        any_apart = true;
+        continue;
+      }
+      hashes[size] = hash_of(first);
+      blocks[size] = held->InterleavedBlock(BlockIndex(hashes[size], held->num_blocks), 0);
+      PrefetchForRead(blocks[size]);
+      at[size++] = first;
+    }
+    for (size_t k = 0; k < size; ++k) {
+      const HeldModules& held = *files[at[k]]->held;
+      for (size_t i = 0; i < held.count(); ++i) {
+        // ModuleHash keeps the block: only the bits within it differ.
+        if (!BlockMayMatch(blocks[k] + i * 64, held.num_probes[i],
+                           ModuleHash(hashes[k], static_cast<int>(i) + 1))) {
+          maybe[at[k]] = false;
+          break;
+        }
+      }
+    }
+  }
+  if (!any_apart) return;
+  for (size_t m = 0;; ++m) {
     bool any = false;
     for (size_t first = 0; first < n;) {
       size_t size = 0;
       for (; first < n && size < kItems; ++first) {
-        const FileMeta& file = *files[first];
-        if (!maybe[first] || file.num_modules <= m) continue;
-        const uint64_t hash = ModuleHash(hash_of(first), static_cast<int>(m) + 1);
-        blocks[size] = ModuleBlock(file.modules[m], hash);
+        const HeldModules* held = files[first]->held;
+        if (!maybe[first] || held == nullptr || held->interleaved != nullptr ||
+            held->count() <= m) {
+          continue;
+        }
+        const BlockedBloomView& v = held->views[m];
+        if (v.num_blocks == 0) {  // An empty module: no key.
+          maybe[first] = false;
+          continue;
+        }
+        hashes[size] = ModuleHash(hash_of(first), static_cast<int>(m) + 1);
+        blocks[size] = v.bits + BlockIndex(hashes[size], v.num_blocks) * kBlockBytes;
         PrefetchForRead(blocks[size]);
-        hashes[size] = hash;
         at[size++] = first;
       }
       for (size_t k = 0; k < size; ++k) {
         const size_t j = at[k];
-        maybe[j] = ModuleMayMatch(files[j]->modules[m], blocks[k], hashes[k]);
+        maybe[j] = BlockMayMatch(blocks[k], files[j]->held->views[m].num_probes, hashes[k]);
       }
       any = any || size != 0;
     }

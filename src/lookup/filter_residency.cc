@@ -1,6 +1,8 @@
 #include "src/lookup/filter_residency.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <queue>
 #include <utility>
@@ -47,6 +49,62 @@ std::vector<int> ChooseModules(const std::vector<ModularFile>& files, uint64_t f
     fpr[f] *= files[f].module_fpr[m];
     ++held[f];
     push(f);
+  }
+  return held;
+}
+
+namespace {
+
+// Whether a file's modules 1.. share one geometry: held interleaved.
+bool Interleavable(const ModularBloomHeader& h) {
+  if (h.modules.size() < 2 || h.modules[1].num_blocks == 0) return false;
+  for (size_t m = 2; m < h.modules.size(); ++m) {
+    if (h.modules[m].num_blocks != h.modules[1].num_blocks) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::shared_ptr<HeldModules> Hold(const ModularBloomHeader& header, const HeldModules* had,
+                                  const std::vector<std::shared_ptr<const FilterModule>>& read,
+                                  size_t n) {
+  auto held = std::make_shared<HeldModules>();
+  const size_t have = had == nullptr ? 0 : had->count();
+  if (Interleavable(header)) {
+    const uint64_t blocks = header.modules[1].num_blocks;
+    const size_t bytes = static_cast<size_t>(blocks * n * 64);
+    held->interleaved_bytes.reset(static_cast<uint8_t*>(std::aligned_alloc(64, bytes)));
+    if (held->interleaved_bytes == nullptr) return nullptr;
+    uint8_t* out = held->interleaved_bytes.get();
+    for (uint64_t b = 0; b < blocks; ++b) {
+      for (size_t i = 0; i < n; ++i) {
+        const uint8_t* from = i < have ? had->InterleavedBlock(b, i)
+                                       : read[i - have]->view().bits + b * 64;
+        std::memcpy(out + (b * n + i) * 64, from, 64);
+      }
+    }
+    held->interleaved = out;
+    held->num_blocks = blocks;
+    held->bytes = bytes;
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      const std::shared_ptr<const FilterModule>& module =
+          i < have ? had->modules[i] : read[i - have];
+      held->views.push_back(module->view());
+      held->bytes += module->memory();
+      held->modules.push_back(module);
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const FilterModuleInfo& info = header.modules[i + 1];
+    held->infos.push_back(info);
+    held->num_probes.push_back(info.num_probes);
+    held->fpr *= info.predicted_fpr;
+    if (header.num_keys != 0) {
+      held->bits_per_key += 512.0 * static_cast<double>(info.num_blocks) /
+                            static_cast<double>(header.num_keys);
+    }
   }
   return held;
 }
@@ -135,36 +193,33 @@ void FilterResidency::Rebalance(const Version& current, Version* next) {
     std::shared_ptr<const HeldModules> had;
     auto it = current.held.find(c.file->file_number);
     if (it != current.held.end()) had = it->second;
-    const size_t have = had == nullptr ? 0 : had->modules.size();
+    const size_t have = had == nullptr ? 0 : had->count();
     if (have == extra) {
       if (had != nullptr) next->held[c.file->file_number] = had;
       continue;
     }
-    auto held = std::make_shared<HeldModules>();
-    for (size_t m = 0; m < extra; ++m) {
-      std::shared_ptr<const FilterModule> module;
-      if (m < have) {
-        module = had->modules[m];
-      } else {
-        absl::StatusOr<std::shared_ptr<const FilterModule>> read =
-            c.file->table->ReadFilterModule(static_cast<int>(m) + 1);
-        if (!read.ok()) {
-          // Unread, the module's keys are "maybe": never a wrong "no".
-          counts.load_errors.fetch_add(1, std::memory_order_relaxed);
-          break;
-        }
-        module = *std::move(read);
-        counts.loads.fetch_add(1, std::memory_order_relaxed);
-        counts.load_bytes.fetch_add(module->memory(), std::memory_order_relaxed);
+    // Modules have .. extra - 1 (module numbers have + 1 ..) from the file.
+    std::vector<std::shared_ptr<const FilterModule>> read;
+    size_t usable = extra;
+    for (size_t m = have; m < extra; ++m) {
+      absl::StatusOr<std::shared_ptr<const FilterModule>> module =
+          c.file->table->ReadFilterModule(static_cast<int>(m) + 1);
+      if (!module.ok()) {
+        // Unread, the module's keys are "maybe": never a wrong "no".
+        counts.load_errors.fetch_add(1, std::memory_order_relaxed);
+        usable = m;
+        break;
       }
-      held->views.push_back(module->view());
-      held->fpr *= module->info().predicted_fpr;
-      held->bits_per_key += module->reader().geometry().bits_per_key();
-      held->bytes += module->memory();
-      held->modules.push_back(std::move(module));
+      counts.loads.fetch_add(1, std::memory_order_relaxed);
+      counts.load_bytes.fetch_add((*module)->memory(), std::memory_order_relaxed);
+      read.push_back(*std::move(module));
     }
-    if (have > extra) counts.evictions.fetch_add(have - extra, std::memory_order_relaxed);
-    if (!held->modules.empty()) next->held[c.file->file_number] = std::move(held);
+    const size_t n = std::min(usable, extra);
+    if (have > n) counts.evictions.fetch_add(have - n, std::memory_order_relaxed);
+    if (n == 0) continue;
+    std::shared_ptr<HeldModules> held = Hold(*c.header, had.get(), read, n);
+    if (held == nullptr) continue;  // Out of memory for the copy: module 0 alone.
+    next->held[c.file->file_number] = std::move(held);
   }
 }
 
@@ -180,7 +235,7 @@ void FilterResidency::AddStats(const Version& v, LookupStats* stats) const {
       if (m.accesses != nullptr) ++l.filter_modules_held;
       auto it = v.held.find(m.file_number);
       if (it == v.held.end()) continue;
-      l.filter_modules_held += it->second->modules.size();
+      l.filter_modules_held += it->second->count();
       l.filter_module_bytes += it->second->bytes;
     }
   }

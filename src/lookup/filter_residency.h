@@ -42,6 +42,14 @@ struct ModularFile {
 std::vector<int> ChooseModules(const std::vector<ModularFile>& files, uint64_t fixed_bytes,
                                uint64_t cap_bytes);
 
+// Modules 1..n of a file whose `header` is given, held: the first
+// `had->count()` (if had) from `had`, the rest from `read` (modules
+// had->count() + 1 ..., in order); interleaved when the header allows.
+// Null if the memory for them could not be had.
+std::shared_ptr<HeldModules> Hold(const ModularBloomHeader& header, const HeldModules* had,
+                                  const std::vector<std::shared_ptr<const FilterModule>>& read,
+                                  size_t n);
+
 class FilterResidency {
  public:
   explicit FilterResidency(const LookupOptions& options) : options_(options) {}

@@ -85,10 +85,9 @@ void Version::Index(const LookupOptions& options) {
         any_modular = true;
         m.accesses = &accesses[ordinal];
         auto it = held.find(f.file_number);
-        if (it != held.end() && !it->second->views.empty()) {
+        if (it != held.end() && it->second->count() != 0) {
           any_held_modules = true;
-          m.modules = it->second->views.data();
-          m.num_modules = static_cast<uint32_t>(it->second->views.size());
+          m.held = it->second.get();
           m.predicted_fpr *= it->second->fpr;
         }
       }

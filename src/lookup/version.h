@@ -57,11 +57,10 @@ struct alignas(64) FileMeta {
   std::string_view smallest, largest;
   uint64_t file_number = 0;  // Named in a search's errors.
   // A modular filter's modules held beyond module 0 (`filter`), probed
-  // with ModuleHash(hash, m) for m = 1..num_modules (filter_residency.h);
-  // and where lookups count the checks that could have cost this file a
+  // with ModuleHash(hash, m) for m = 1.. (held_modules.h), or null; and
+  // where lookups count the checks that could have cost this file a
   // false-positive read (null unless the file's filter is modular).
-  const BlockedBloomView* modules = nullptr;
-  uint32_t num_modules = 0;
+  const HeldModules* held = nullptr;
   std::atomic<uint64_t>* accesses = nullptr;
 };
 

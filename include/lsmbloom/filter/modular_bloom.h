@@ -3,8 +3,8 @@
 //
 // Each module is a complete blocked Bloom filter (blocked_bloom.h) of every
 // key of the file, placed by its own hash: module 0 by the key's KeyHash,
-// module m by ModuleHash(KeyHash, m), a bijective remix, so the modules'
-// false positives are independent. A key is rejected when any module it is
+// module m by ModuleHash(KeyHash, m), whose bits within a block are a remix,
+// so the modules' false positives are nearly independent. A key is rejected when any module it is
 // probed in rejects it; a reader holding only modules 0..j-1 answers with
 // the FPR product of those modules, and each further module multiplies it
 // by its own FPR (about 0.4 for 2 bits/key, 0.15 for 4). Splitting costs
@@ -79,7 +79,12 @@ absl::StatusOr<std::shared_ptr<const FilterPolicy>> NewModularBloomPolicy(
     const ModularBloomOptions& options);
 
 // Module m's hash of a key whose KeyHash (default HashSpec) is key_hash:
-// key_hash itself for module 0, a bijective remix of it for the others.
+// key_hash itself for module 0; for the others, key_hash's high half (which
+// picks the block) and a remix of all of key_hash as the low half (which
+// picks the bits in it). So a key's bits in a module are independent of
+// those in the others, while its block is the same in every module of one
+// size: a reader may hold such modules interleaved, a key's blocks side by
+// side (src/lookup/held_modules.h).
 inline uint64_t ModuleHash(uint64_t key_hash, int module) {
   if (module == 0) return key_hash;
   uint64_t h = key_hash ^ (static_cast<uint64_t>(module) * 0x9E3779B97F4A7C15ull);
@@ -88,7 +93,7 @@ inline uint64_t ModuleHash(uint64_t key_hash, int module) {
   h ^= h >> 33;
   h *= 0xC4CEB9FE1A85EC53ull;
   h ^= h >> 33;
-  return h;
+  return (key_hash & 0xFFFFFFFF00000000ull) | (h & 0xFFFFFFFFull);
 }
 
 // One module as the header describes it.

@@ -183,9 +183,9 @@ namespace {
 // a second 1-bit module lets a bottom file hold 2, 4 or 6 bits/key near
 // Monkey's 4.4 (1, 3 or 5 cost 1.2% more reads with uniform keys); a larger
 // module 0 above, where every absent lookup checks a file, rejects most
-// keys on its first line (an absent Get on cached tables took 1.7x
-// Monkey's CPU with 1 + 7 x 2 everywhere, 2.3x with 1, 1, 7 x 2). Modules
-// of one size after module 0 are held interleaved.
+// keys on its first line (an absent Get on cached tables took 2.3x
+// Monkey's CPU with 1, 1, 7 x 2 everywhere). Modules of one size after
+// module 0 are held interleaved.
 std::vector<double> ModuleBits(bool bottom) {
   std::vector<double> bits = bottom ? std::vector<double>{1, 1, 2, 2, 2, 2, 2, 2, 2}
                                     : std::vector<double>{6, 2, 2, 2, 2, 2, 2};

@@ -368,6 +368,29 @@ TEST(ModularFilterTest, LookupsRunningWhileModulesMoveFindEveryKey) {
   EXPECT_GT(loads + evictions, 0u);
 }
 
+TEST(ModularFilterTest, AFileNumberGivenToAnotherTableNeverUsesTheOldTablesModules) {
+  ModularLsm m{LookupOptions()};  // No cap: every module held.
+  m.Build();
+  // Level 2's first file (number 1) replaced, in one edit, by a table of
+  // other keys under the same number.
+  std::vector<Entry> entries;
+  for (int i = 0; i < 10000; ++i) {
+    entries.push_back({testutil::TableKey(700000 + 2 * i), 1000000, EntryType::kValue, "new"});
+  }
+  std::shared_ptr<const Table> table =
+      testutil::OpenTable(entries, ModularTableOptions(m.bits));
+  ASSERT_NE(table, nullptr);
+  VersionEdit edit;
+  edit.removed.push_back({2, 1});
+  edit.added.push_back({2, 1, table});
+  ASSERT_TRUE(m.lsm.set.Apply(edit).ok());
+  for (const Entry& e : entries) {
+    absl::StatusOr<LookupResult> r = m.lsm.set.Get(e.key);
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ(r->kind, LookupResult::Kind::kFound) << e.key;
+  }
+}
+
 TEST(ModularFilterTest, UniformWorthsGiveTheSmallerLevelMoreBitsPerKeyAsMonkeyDoes) {
   // Two levels of one file each: 1,000 and 100,000 keys, 8 modules of 2
   // bits/key; the cap is 4 bits/key on average.

@@ -192,7 +192,9 @@ void FilterResidency::Rebalance(const Version& current, Version* next) {
     const size_t extra = static_cast<size_t>(want[i] - 1);
     std::shared_ptr<const HeldModules> had;
     auto it = current.held.find(c.file->file_number);
-    if (it != current.held.end()) had = it->second;
+    // Only the same table's: `current` keeps an older table alive, so no
+    // other table has its address.
+    if (it != current.held.end() && it->second->table == c.file->table.get()) had = it->second;
     const size_t have = had == nullptr ? 0 : had->count();
     if (have == extra) {
       if (had != nullptr) next->held[c.file->file_number] = had;
@@ -219,6 +221,7 @@ void FilterResidency::Rebalance(const Version& current, Version* next) {
     if (n == 0) continue;
     std::shared_ptr<HeldModules> held = Hold(*c.header, had.get(), read, n);
     if (held == nullptr) continue;  // Out of memory for the copy: module 0 alone.
+    held->table = c.file->table.get();
     next->held[c.file->file_number] = std::move(held);
   }
 }

@@ -14,6 +14,7 @@
 
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/modular_bloom.h"
+#include "lsmbloom/table/table.h"
 
 namespace lsmbloom {
 namespace internal {
@@ -29,6 +30,9 @@ namespace internal {
 // alternative). Otherwise each module apart (`modules`, `views`), probed
 // in rounds across a lookup's candidates.
 struct HeldModules {
+  // The table the modules are of: a file number removed and added again
+  // names another table, whose filter these are not.
+  const Table* table = nullptr;
   struct Free {
     void operator()(uint8_t* p) const { std::free(p); }
   };

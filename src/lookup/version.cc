@@ -85,7 +85,7 @@ void Version::Index(const LookupOptions& options) {
         any_modular = true;
         m.accesses = &accesses[ordinal];
         auto it = held.find(f.file_number);
-        if (it != held.end() && it->second->count() != 0) {
+        if (it != held.end() && it->second->count() != 0 && it->second->table == &t) {
           any_held_modules = true;
           m.held = it->second.get();
           m.predicted_fpr *= it->second->fpr;

@@ -110,11 +110,23 @@ absl::StatusOr<ModularBloomHeader> ParseModularBloomHeader(std::string_view filt
                                               info.num_probes, ")"));
     }
     next = (info.offset + info.size + 63) / 64 * 64;
-    BlockedBloomGeometry g;
-    g.num_keys = header.num_keys;
-    g.num_blocks = info.num_blocks;
-    g.num_probes = info.num_probes;
-    info.predicted_fpr = g.predicted_fpr();
+    // The model is costly (a Poisson mixture, ~0.5 ms): modules of one
+    // geometry, as most after module 0 are, share it.
+    const FilterModuleInfo* same = nullptr;
+    for (const FilterModuleInfo& before : header.modules) {
+      if (before.num_blocks == info.num_blocks && before.num_probes == info.num_probes) {
+        same = &before;
+      }
+    }
+    if (same != nullptr) {
+      info.predicted_fpr = same->predicted_fpr;
+    } else {
+      BlockedBloomGeometry g;
+      g.num_keys = header.num_keys;
+      g.num_blocks = info.num_blocks;
+      g.num_probes = info.num_probes;
+      info.predicted_fpr = g.predicted_fpr();
+    }
     header.modules.push_back(info);
   }
   return header;

@@ -250,6 +250,18 @@ struct ModularLsm {
   }
 };
 
+// A cap of what ModularLsm's tables hold (headers and module 0s, ~16 KB)
+// and `extra` bytes more (8 KB: room for the modules of about two files of
+// each level).
+LookupOptions CapAboveWhatTablesHold(uint64_t extra) {
+  LookupOptions options;
+  options.filter_memory_cap_bytes = 1;
+  ModularLsm probe(options);
+  probe.Build();
+  options.filter_memory_cap_bytes = probe.lsm.set.stats().total_filter_bytes + extra;
+  return options;
+}
+
 TEST(ModularFilterTest, WithoutACapEveryModuleIsHeldAndEveryKeyFoundOnEveryTarget) {
   // Modules held interleaved (one size), and apart (sizes that differ).
   for (const std::vector<double>& bits :
@@ -290,17 +302,7 @@ TEST(ModularFilterTest, UnderATinyCapOnlyModuleZeroIsHeldAndKeysAreStillFound) {
 }
 
 TEST(ModularFilterTest, TheFilesLookupsReachGetTheModulesAndTheOthersGiveThemUp) {
-  // The cap: what the tables hold (headers and module 0s, ~16 KB) and 8 KB
-  // more: room for the modules of about two files of each level.
-  LookupOptions options;
-  options.filter_memory_cap_bytes = 1;
-  uint64_t fixed = 0;
-  {
-    ModularLsm probe(options);
-    probe.Build();
-    fixed = probe.lsm.set.stats().total_filter_bytes;
-  }
-  options.filter_memory_cap_bytes = fixed + 8000;
+  const LookupOptions options = CapAboveWhatTablesHold(8000);
   ModularLsm m(options);
   m.Build();
   const double before = m.FalsePositives(3, 4000);
@@ -327,16 +329,7 @@ TEST(ModularFilterTest, TheFilesLookupsReachGetTheModulesAndTheOthersGiveThemUp)
 }
 
 TEST(ModularFilterTest, LookupsRunningWhileModulesMoveFindEveryKey) {
-  LookupOptions options;
-  options.filter_memory_cap_bytes = 1;
-  uint64_t fixed = 0;
-  {
-    ModularLsm probe(options);
-    probe.Build();
-    fixed = probe.lsm.set.stats().total_filter_bytes;
-  }
-  options.filter_memory_cap_bytes = fixed + 8000;
-  ModularLsm m(options);
+  ModularLsm m(CapAboveWhatTablesHold(8000));
   m.Build();
   std::vector<std::string> keys;
   for (const auto& [key, entry] : m.lsm.truth) keys.push_back(key);

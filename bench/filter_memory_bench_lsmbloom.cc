@@ -135,10 +135,13 @@ StaticEngine* Monkey() {
 }
 
 // The files of `dir` (as WriteTree wrote them) mapped: the cached regime.
-// No counting, as a store that reads no stats would run.
-const TableSet* MapTree(const std::string& dir) {
+// No counting, as a store that reads no stats would run. Modular filters
+// under `cap_bytes` (0: none) hold what the uniform split gives (no
+// counts: the cached regime's absent keys are uniform).
+const TableSet* MapTree(const std::string& dir, uint64_t cap_bytes = 0) {
   LookupOptions options;
   options.count_stats = false;
+  options.filter_memory_cap_bytes = cap_bytes;
   auto* set = new TableSet(options);
   VersionEdit edit;
   uint64_t file_number = 1;
@@ -331,35 +334,9 @@ Engine* LsmbloomModularEvery8K() {
   return e;
 }
 
-namespace {
-
-// The modular files mapped, under the cap, every module the uniform split
-// gives held (no counts: the cached regime's absent keys are uniform).
-const TableSet* MapModularTree(const std::string& dir, uint64_t cap_bytes) {
-  LookupOptions options;
-  options.count_stats = false;
-  options.filter_memory_cap_bytes = cap_bytes;
-  auto* set = new TableSet(options);
-  VersionEdit edit;
-  uint64_t file_number = 1;
-  for (const fixture::FileSpec& f : TheData().layout) {
-    absl::StatusOr<std::unique_ptr<RandomAccessFile>> file =
-        OpenPosixFile(absl::StrCat(dir, "/", file_number, ".sst"), FileAccess::kMmap);
-    if (!file.ok()) Die(std::string(file.status().message()));
-    absl::StatusOr<std::unique_ptr<Table>> table = Table::Open(std::move(*file));
-    if (!table.ok()) Die(std::string(table.status().message()));
-    edit.added.push_back({f.level, file_number++, std::move(*table)});
-  }
-  const absl::Status s = set->Apply(edit);
-  if (!s.ok()) Die(std::string(s.message()));
-  return set;
-}
-
-}  // namespace
-
 const TableSet* MappedSet(CachedVariant v) {
   if (v == CachedVariant::kModular) {
-    static const TableSet* modular = MapModularTree(Modular()->dir(), Modular()->cap_bytes());
+    static const TableSet* modular = MapTree(Modular()->dir(), Modular()->cap_bytes());
     return modular;
   }
   static const TableSet* monkey = MapTree(Monkey()->dir());

@@ -44,12 +44,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/filter_memory_bench.h"
+#include "bench/rocks_layout.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/perf_context.h"
 #include "rocksdb/perf_level.h"
-#include "rocksdb/sst_file_writer.h"
 #include "rocksdb/statistics.h"
 #include "rocksdb/table.h"
 #include "rocksdb/table_properties.h"
@@ -242,27 +242,12 @@ class RocksEngine : public Engine {
 
     const Clock::time_point start = Clock::now();
     const std::string dir = absl::StrCat(TheData().dir, "/", name);
-    rocksdb::Status s = rocksdb::DB::Open(options, dir, &db_);
-    if (!s.ok()) Die(s.ToString());
-    int n = 0;
-    for (const fixture::FileSpec& f : TheData().layout) {
-      const std::string path = absl::StrCat(dir, "/ingest-", n++, ".sst");
-      const bool skip_filter = !partitioned && f.level == bottom;
-      rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options, nullptr,
-                                    /*invalidate_page_cache=*/true, rocksdb::Env::IO_TOTAL,
-                                    skip_filter);
-      s = writer.Open(path);
-      for (const fixture::Entry& e : f.entries) {
-        if (!s.ok()) break;
-        s = e.tombstone ? writer.Delete(fixture::KeyOf(e.id))
-                        : writer.Put(fixture::KeyOf(e.id), fixture::ValueOf(e.id, e.seq));
-      }
-      if (s.ok()) s = writer.Finish();
-      rocksdb::IngestExternalFileOptions ingest;
-      ingest.move_files = true;
-      if (s.ok()) s = db_->IngestExternalFile({path}, ingest);
-      if (!s.ok()) Die(s.ToString());
-    }
+    absl::StatusOr<rocksdb::DB*> db =
+        IngestLayout(options, dir, TheData().layout, [&](const fixture::FileSpec& f) {
+          return !partitioned && f.level == bottom;
+        });
+    if (!db.ok()) Die(std::string(db.status().message()));
+    db_ = *db;
     std::fprintf(stderr, "filter_memory_bench: wrote %s in %.1f s\n", name.c_str(),
                  Seconds(start));
 
@@ -273,7 +258,7 @@ class RocksEngine : public Engine {
       if (!l.files.empty()) bottom_level_ = l.level;
     }
     rocksdb::TablePropertiesCollection props;
-    s = db_->GetPropertiesOfAllTables(&props);
+    const rocksdb::Status s = db_->GetPropertiesOfAllTables(&props);
     if (!s.ok()) Die(s.ToString());
     for (const auto& [path, p] : props) {
       filter_disk_bytes_ += p->filter_size;

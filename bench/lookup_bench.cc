@@ -38,6 +38,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
 #include "bench/lookup_bench.h"
+#include "bench/rocks_layout.h"
 #include "benchmark/benchmark.h"
 #include "leveldb/cache.h"
 #include "leveldb/db.h"
@@ -45,7 +46,6 @@
 #include "lsmbloom/lookup/lookup.h"
 #include "rocksdb/db.h"
 #include "rocksdb/filter_policy.h"
-#include "rocksdb/sst_file_writer.h"
 #include "rocksdb/table.h"
 #include "tools/lsm_fixture.h"
 
@@ -156,31 +156,11 @@ rocksdb::Options RocksOptions(RocksFilter filter, std::shared_ptr<rocksdb::Cache
   return options;
 }
 
-// RocksDB gets the very same files: each FileSpec is written with
-// SstFileWriter and ingested in order with auto compactions off, so RocksDB
-// places each file as deep as it fits without overlap: the bottom files at
-// the last level, newer ones above them, overlapping ones in level 0.
+// RocksDB gets the very same files (rocks_layout.h).
 rocksdb::DB* OpenRocksWithLayout(const rocksdb::Options& options, const std::string& dir) {
-  rocksdb::DB* db = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(options, dir, &db);
-  if (!s.ok()) Die(s.ToString());
-  int n = 0;
-  for (const fixture::FileSpec& f : TheData().layout) {
-    const std::string path = absl::StrCat(dir, "/ingest-", n++, ".sst");
-    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options);
-    s = writer.Open(path);
-    for (const fixture::Entry& e : f.entries) {
-      if (!s.ok()) break;
-      s = e.tombstone ? writer.Delete(fixture::KeyOf(e.id))
-                      : writer.Put(fixture::KeyOf(e.id), fixture::ValueOf(e.id, e.seq));
-    }
-    if (s.ok()) s = writer.Finish();
-    rocksdb::IngestExternalFileOptions ingest;
-    ingest.move_files = true;
-    if (s.ok()) s = db->IngestExternalFile({path}, ingest);
-    if (!s.ok()) Die(s.ToString());
-  }
-  return db;
+  absl::StatusOr<rocksdb::DB*> db = IngestLayout(options, dir, TheData().layout);
+  if (!db.ok()) Die(std::string(db.status().message()));
+  return *db;
 }
 
 rocksdb::DB* Rocks(RocksFilter filter) {

@@ -43,6 +43,25 @@ std::string EncodeModularHeader(uint64_t num_keys, const std::vector<FilterModul
   return out;
 }
 
+absl::StatusOr<BlockedBloomReader> OpenModule(std::string_view bytes, const FilterModuleInfo& info,
+                                              uint64_t num_keys) {
+  if (bytes.size() != info.size) {
+    return absl::DataLossError(absl::StrCat("filter module: ", bytes.size(), " bytes where ",
+                                            info.size, " were expected"));
+  }
+  if (Checksum64(bytes.data(), bytes.size()) != info.checksum) {
+    return absl::DataLossError("filter module: checksum mismatch");
+  }
+  absl::StatusOr<BlockedBloomReader> reader = BlockedBloomReader::Open(bytes);
+  if (!reader.ok()) return reader.status();
+  const BlockedBloomGeometry& g = reader->geometry();
+  if (g.num_keys != num_keys || g.num_blocks != info.num_blocks ||
+      g.num_probes != info.num_probes || !(g.hash == HashSpec())) {
+    return absl::DataLossError("filter module: its geometry is not the one its header names");
+  }
+  return reader;
+}
+
 }  // namespace internal
 
 FilterModuleInfo::FilterModuleInfo() = default;
@@ -140,21 +159,9 @@ FilterModule::~FilterModule() = default;
 
 absl::StatusOr<std::shared_ptr<const FilterModule>> FilterModule::Open(
     std::string_view bytes, const FilterModuleInfo& info, uint64_t num_keys) {
-  if (bytes.size() != info.size) {
-    return absl::DataLossError(absl::StrCat("filter module: ", bytes.size(), " bytes where ",
-                                            info.size, " were expected"));
-  }
-  if (internal::Checksum64(bytes.data(), bytes.size()) != info.checksum) {
-    return absl::DataLossError("filter module: checksum mismatch");
-  }
   auto copy = std::make_unique<internal::AlignedBuffer>(bytes);
-  absl::StatusOr<BlockedBloomReader> reader = BlockedBloomReader::Open(copy->view());
+  absl::StatusOr<BlockedBloomReader> reader = internal::OpenModule(copy->view(), info, num_keys);
   if (!reader.ok()) return reader.status();
-  const BlockedBloomGeometry& g = reader->geometry();
-  if (g.num_keys != num_keys || g.num_blocks != info.num_blocks ||
-      g.num_probes != info.num_probes || !(g.hash == HashSpec())) {
-    return absl::DataLossError("filter module: its geometry is not the one its header names");
-  }
   return std::shared_ptr<const FilterModule>(new FilterModule(std::move(copy), *reader, info));
 }
 

@@ -7,8 +7,11 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/modular_bloom.h"
 
 namespace lsmbloom {
@@ -26,6 +29,13 @@ uint64_t ModularHeaderSize(int num_modules);
 
 // The header for `modules` (offsets, sizes, checksums and geometry set).
 std::string EncodeModularHeader(uint64_t num_keys, const std::vector<FilterModuleInfo>& modules);
+
+// A reader over module `info`'s bytes, in place (they must outlive it):
+// DataLoss unless they are `info.size` bytes of its checksum, open as a
+// blocked Bloom filter, and have its geometry, `num_keys` keys and the
+// default HashSpec.
+absl::StatusOr<BlockedBloomReader> OpenModule(std::string_view bytes, const FilterModuleInfo& info,
+                                              uint64_t num_keys);
 
 static_assert(kModularFixedBytes + kModularEntryBytes * kMaxFilterModules + 8 <=
                   kMaxModularHeaderSize,

@@ -129,19 +129,8 @@ class ModularBloomReader final : public FilterReader {
     for (size_t m = 0; m < h.modules.size(); ++m) {
       const FilterModuleInfo& info = h.modules[m];
       if (h.PrefixSize(static_cast<int>(m)) > filter.size()) break;
-      const std::string_view bytes = filter.substr(info.offset, info.size);
-      absl::Status s = absl::OkStatus();
-      if (internal::Checksum64(bytes.data(), bytes.size()) != info.checksum) {
-        s = absl::DataLossError("checksum mismatch");
-      }
       absl::StatusOr<BlockedBloomReader> module =
-          s.ok() ? BlockedBloomReader::Open(bytes) : absl::StatusOr<BlockedBloomReader>(s);
-      if (module.ok() && (module->geometry().num_blocks != info.num_blocks ||
-                          module->geometry().num_probes != info.num_probes ||
-                          module->geometry().num_keys != h.num_keys ||
-                          !(module->geometry().hash == HashSpec()))) {
-        module = absl::DataLossError("geometry is not the header's");
-      }
+          internal::OpenModule(filter.substr(info.offset, info.size), info, h.num_keys);
       if (!module.ok()) {
         if (m == 0) {
           return absl::DataLossError(

@@ -117,7 +117,7 @@ void ProbeHeld(const FileMeta* const* files, size_t n, const HashOf& hash_of, bo
       const HeldModules& held = *files[at[k]]->held;
       for (size_t i = 0; i < held.count(); ++i) {
         // ModuleHash keeps the block: only the bits within it differ.
-        if (!BlockMayMatch(blocks[k] + i * 64, held.num_probes[i],
+        if (!BlockMayMatch(blocks[k] + i * 64, held.infos[i].num_probes,
                            ModuleHash(hashes[k], static_cast<int>(i) + 1))) {
           maybe[at[k]] = false;
           break;

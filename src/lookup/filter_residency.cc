@@ -99,7 +99,6 @@ std::shared_ptr<HeldModules> Hold(const ModularBloomHeader& header, const HeldMo
   for (size_t i = 0; i < n; ++i) {
     const FilterModuleInfo& info = header.modules[i + 1];
     held->infos.push_back(info);
-    held->num_probes.push_back(info.num_probes);
     held->fpr *= info.predicted_fpr;
     if (header.num_keys != 0) {
       held->bits_per_key += 512.0 * static_cast<double>(info.num_blocks) /

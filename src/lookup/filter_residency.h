@@ -31,7 +31,6 @@ namespace internal {
 
 // One file as the choice sees it.
 struct ModularFile {
-  uint64_t module0_bytes = 0;                // Held always.
   std::vector<uint64_t> module_bytes;        // Modules 1.. in order.
   std::vector<double> module_fpr;            // Module 0 first.
   double worth = 0;

@@ -39,8 +39,7 @@ struct HeldModules {
   std::unique_ptr<uint8_t, Free> interleaved_bytes;
   const uint8_t* interleaved = nullptr;
   uint64_t num_blocks = 0;  // Of each module, when interleaved.
-  // Module 1 + i's k, and what each held module is (its header entry).
-  std::vector<int> num_probes;
+  // What each held module is: its header entry (k, size, FPR).
   std::vector<FilterModuleInfo> infos;
 
   // The modules apart, when not interleaved.

@@ -71,20 +71,17 @@ void ProbeByKind(const FileMeta* const* files, size_t n, const HashOf& hash_of, 
   }
 }
 
-// One held module's answer, inline: the layout's formulas
-// (blocked_bloom_layout.h) as the scalar reference computes them, which
-// every kernel reproduces bit for bit. Held modules have few bits/key (k is
-// 1 or 2): a call into a dispatched kernel per module cost more than this.
+// One held module's answer, inline, by the layout's formulas
+// (blocked_bloom_layout.h), which every kernel reproduces bit for bit. Held
+// modules have few bits/key (k is 1 or 2): a call into a dispatched kernel
+// per module cost more than this.
 inline bool BlockMayMatch(const uint8_t* block, int num_probes, uint64_t hash) {
-  const uint32_t seed = static_cast<uint32_t>(hash);
+  const uint32_t seed = ProbeSeed(hash);
   for (int p = 0; p < num_probes; ++p) {
-    const uint32_t bit = (seed * kProbeMultipliers[p]) >> 23;
+    const uint32_t bit = BitInBlock(seed, p);
     if ((block[bit / 8] & (1u << (bit % 8))) == 0) return false;
   }
   return true;
-}
-inline uint64_t BlockIndex(uint64_t hash, uint64_t num_blocks) {
-  return ((hash >> 32) * num_blocks) >> 32;
 }
 
 // ProbeHeldModules with hash_of(j) the key hash of item j. Interleaved
@@ -109,7 +106,7 @@ void ProbeHeld(const FileMeta* const* files, size_t n, const HashOf& hash_of, bo
         continue;
       }
       hashes[size] = hash_of(first);
-      blocks[size] = held->InterleavedBlock(BlockIndex(hashes[size], held->num_blocks), 0);
+      blocks[size] = held->InterleavedBlock(BlockOfHash(hashes[size], held->num_blocks), 0);
       PrefetchForRead(blocks[size]);
       at[size++] = first;
     }
@@ -142,7 +139,7 @@ void ProbeHeld(const FileMeta* const* files, size_t n, const HashOf& hash_of, bo
           continue;
         }
         hashes[size] = ModuleHash(hash_of(first), static_cast<int>(m) + 1);
-        blocks[size] = v.bits + BlockIndex(hashes[size], v.num_blocks) * kBlockBytes;
+        blocks[size] = v.bits + BlockOfHash(hashes[size], v.num_blocks) * kBlockBytes;
         PrefetchForRead(blocks[size]);
         at[size++] = first;
       }

@@ -48,6 +48,21 @@ inline constexpr uint32_t kProbeMultipliers[kMaxProbesPerKey] = {
 // What an empty filter's probes read: a block with no bit set.
 alignas(64) inline constexpr uint8_t kEmptyBlock[kBlockBytes] = {};
 
+// The layout's formulas in plain integer code (the scalar reference and
+// the lookup path's probes of held modules use them; the SIMD kernels
+// compute the same per target, blocked_bloom-inl.h).
+// The block of `hash`: multiply-shift of its high half, no modulo.
+// REQUIRES: 0 < num_blocks <= kMaxBlocks.
+inline uint64_t BlockOfHash(uint64_t hash, uint64_t num_blocks) {
+  return ((hash >> 32) * num_blocks) >> 32;
+}
+// The bit positions of a key come from its low half.
+inline uint32_t ProbeSeed(uint64_t hash) { return static_cast<uint32_t>(hash); }
+// Bit `probe` of a key's k, in [0, 512).
+inline uint32_t BitInBlock(uint32_t seed, int probe) {
+  return (seed * kProbeMultipliers[probe]) >> 23;
+}
+
 }  // namespace internal
 }  // namespace lsmbloom
 

@@ -304,6 +304,24 @@ absl::Status Levels(const std::string& dir) {
               << (*policy == nullptr ? std::string("no filter") : (*policy)->Name()) << "\n";
   }
   // [END filter_kinds]
+
+  // [START filter_memory_cap]
+  // Tables written with modular filters: the set holds module 0 of each,
+  // and within 1 MiB more modules of the files its lookups check most,
+  // chosen again at every Apply and when asked.
+  ModularBloomOptions modular;  // 8 modules of 2 bits/key.
+  absl::StatusOr<std::shared_ptr<const FilterPolicy>> modular_policy =
+      NewModularBloomPolicy(modular);
+  if (!modular_policy.ok()) return modular_policy.status();
+  TableOptions modular_tables;
+  modular_tables.filter_policy = *modular_policy;
+  LookupOptions capped;
+  capped.filter_memory_cap_bytes = 1 << 20;
+  TableSet capped_set(capped);
+  // Apply edits as above; after lookups have run, and whenever it suits:
+  capped_set.RebalanceFilterMemory();
+  // [END filter_memory_cap]
+  Check(capped_set.stats().total_filter_bytes == 0, "an empty capped set holds no filter");
   for (size_t level = 0; level < split->levels.size(); ++level) {
     Check(shapes[level].num_keys == 0 || split->levels[level].kind != FilterKind::kNone,
           "with 3 us reads every level with keys keeps a filter");

@@ -205,6 +205,171 @@ inline std::vector<std::pair<size_t, size_t>> SameSizePairs(const std::vector<Re
   return pairs;
 }
 
+// ---------------------------------------------------------------- forging
+// A crafted file carries checksums that hold (XXH3 is not a MAC). What
+// follows rewrites handles and properties and recomputes every checksum
+// they are under, as such a file would.
+
+inline void PutVarint(std::string* s, uint64_t v) {
+  while (v >= 0x80) {
+    s->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  s->push_back(static_cast<char>(v));
+}
+
+inline void PutFixed(std::string* s, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) s->push_back(static_cast<char>(v >> (8 * i)));
+}
+
+inline std::string EncodeHandle(uint64_t offset, uint64_t size) {
+  std::string s;
+  PutVarint(&s, offset);
+  PutVarint(&s, size);
+  return s;
+}
+
+using Entries = std::vector<std::pair<std::string, std::string>>;
+
+// A block as the builder writes meta blocks: every entry a restart point.
+inline std::string EncodeBlock(const Entries& entries) {
+  std::string block;
+  std::vector<uint32_t> restarts;
+  for (const auto& [key, value] : entries) {
+    restarts.push_back(static_cast<uint32_t>(block.size()));
+    PutVarint(&block, 0);
+    PutVarint(&block, key.size());
+    PutVarint(&block, value.size());
+    block += key;
+    block += value;
+  }
+  for (uint32_t r : restarts) PutFixed(&block, r, 4);
+  PutFixed(&block, restarts.size(), 4);
+  return block;
+}
+
+inline Kind KindOfRegion(const std::string& name) {
+  if (name == "data") return Kind::kData;
+  if (name == "filter") return Kind::kFilter;
+  if (name == "properties") return Kind::kProperties;
+  if (name == "metaindex") return Kind::kMetaIndex;
+  return Kind::kIndex;
+}
+
+// A version 2 footer's checksum: XXH3-64 of its first 48 bytes, seeded
+// with its offset.
+inline void FixFooter(std::string* file) {
+  if (file->size() < kFooterSize) return;
+  const size_t at = file->size() - kFooterSize;
+  PutFixed64At(file, at + 48, XXH3_64bits_withSeed(file->data() + at, 48, at));
+}
+
+// Appends `block` (uncompressed) and its version 2 trailer at the end of
+// *file; returns its handle.
+inline std::string AppendBlock(std::string* file, const std::string& block, Kind kind,
+                               uint64_t unique_id) {
+  const uint64_t offset = file->size();
+  *file += block;
+  file->push_back('\0');
+  PutFixed(file, V2Checksum(block, offset, kind, 0, unique_id), 8);
+  return EncodeHandle(offset, block.size());
+}
+
+// A version 2 or 3 table taken apart at its properties block: the bytes
+// before it (data blocks, padding, filter) as they are, and the blocks after
+// it as entries, to edit and assemble again with every checksum right.
+struct TableTail {
+  std::string head;
+  Entries properties, metaindex, index;
+  uint64_t unique_id = 0;
+  uint32_t version = 0;
+  // Written in place of the true handle when not empty: a crafted one.
+  std::string properties_handle, metaindex_handle, index_handle;
+};
+
+inline bool SplitTable(std::string_view file, TableTail* tail) {
+  std::vector<Region> regions;
+  if (!FindRegions(file, &regions)) return false;
+  *tail = TableTail();
+  tail->version = GetFixed32(file.data() + file.size() - kFooterSize + 40);
+  if (tail->version < 2) return false;
+  tail->unique_id = UniqueIdOf(file);
+  for (const Region& r : regions) {
+    Entries* entries = r.name == "properties" ? &tail->properties
+                       : r.name == "metaindex"  ? &tail->metaindex
+                       : r.name == "index"      ? &tail->index
+                                                : nullptr;
+    if (entries == nullptr) continue;
+    if (r.name == "properties") tail->head = std::string(file.substr(0, r.begin));
+    if (file[r.end - kTrailerSize] != 0 || !ParseBlock(BlockOf(file, r), entries)) return false;
+  }
+  return !tail->head.empty() || !tail->properties.empty();
+}
+
+inline std::string AssembleTable(const TableTail& tail) {
+  std::string file = tail.head;
+  const Kind kProps = Kind::kProperties;
+  std::string props = AppendBlock(&file, EncodeBlock(tail.properties), kProps, tail.unique_id);
+  if (!tail.properties_handle.empty()) props = tail.properties_handle;
+  Entries metaindex = tail.metaindex;
+  for (auto& [name, handle] : metaindex) {
+    if (name == "lsmbloom.properties") handle = props;
+  }
+  std::string meta = AppendBlock(&file, EncodeBlock(metaindex), Kind::kMetaIndex, tail.unique_id);
+  std::string index = AppendBlock(&file, EncodeBlock(tail.index), Kind::kIndex, tail.unique_id);
+  if (!tail.metaindex_handle.empty()) meta = tail.metaindex_handle;
+  if (!tail.index_handle.empty()) index = tail.index_handle;
+  std::string footer = meta + index;
+  footer.resize(32, '\0');
+  PutFixed(&footer, tail.unique_id, 8);
+  PutFixed(&footer, tail.version, 4);
+  PutFixed(&footer, 0, 4);
+  PutFixed(&footer, 0, 8);  // The checksum, below.
+  PutFixed(&footer, 0x31424c424d534c88ull, 8);
+  file += footer;
+  FixFooter(&file);
+  return file;
+}
+
+// Recomputes, in a version 2 or 3 table of any bytes, the trailer of every
+// block a handle names that lies within the file, then the footer's
+// checksum: what a crafted file does after editing bytes. Blocks are
+// found as far as the handles and blocks parse; a handle that names bytes
+// past the end is left as it is, for the reader to refuse.
+inline void FixAllTrailers(std::string* file) {
+  if (file->size() < kFooterSize) return;
+  const size_t footer = file->size() - kFooterSize;
+  if (GetFixed32(file->data() + footer + 40) < 2) return;
+  auto region_at = [&](std::string_view handle, const std::string& name, Region* r) {
+    return GetBlockRegion(&handle, name, file->size(), r);
+  };
+  std::string_view handles(file->data() + footer, 32);
+  Region meta, index;
+  const bool have_meta = GetBlockRegion(&handles, "metaindex", file->size(), &meta);
+  const bool have_index = have_meta && GetBlockRegion(&handles, "index", file->size(), &index);
+  Entries entries;
+  std::vector<Region> blocks;
+  if (have_index && ParseBlock(BlockOf(*file, index), &entries)) {
+    for (const auto& [key, handle] : entries) {
+      Region r;
+      if (region_at(handle, "data", &r)) blocks.push_back(r);
+    }
+  }
+  entries.clear();
+  if (have_meta && ParseBlock(BlockOf(*file, meta), &entries)) {
+    for (const auto& [name, handle] : entries) {
+      Region r;
+      const bool props = name == "lsmbloom.properties";
+      if (region_at(handle, props ? "properties" : "filter", &r)) blocks.push_back(r);
+    }
+  }
+  // Meta-index and index last: a crafted handle may name bytes they share.
+  if (have_meta) blocks.push_back(meta);
+  if (have_index) blocks.push_back(index);
+  for (const Region& r : blocks) FixTrailer(file, r, KindOfRegion(r.name));
+  FixFooter(file);
+}
+
 }  // namespace testutil
 }  // namespace lsmbloom
 

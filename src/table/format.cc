@@ -243,27 +243,28 @@ absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset, std:
   return handle;
 }
 
+absl::Status CheckBlockHandle(const BlockHandle& handle, BlockKind kind, uint64_t limit) {
+  if (handle.offset > limit || handle.size > limit - handle.offset ||
+      limit - handle.offset - handle.size < kBlockTrailerSize) {
+    return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": size ", handle.size,
+                                      " extends past the end of the file (byte ", limit, ")"));
+  }
+  return absl::OkStatus();
+}
+
 std::string_view MappedBlockBytes(const RandomAccessFile& file, const BlockHandle& handle) {
   const std::string_view mapped = file.MappedContents();
-  if (mapped.size() != file.Size() || handle.offset > mapped.size() ||
-      handle.size > mapped.size() - handle.offset ||
-      mapped.size() - handle.offset - handle.size < kBlockTrailerSize) {
+  if (mapped.size() != file.Size() ||
+      !CheckBlockHandle(handle, BlockKind::kData, mapped.size()).ok()) {
     return {};
   }
   return mapped.substr(handle.offset, handle.size + kBlockTrailerSize);
 }
 
-namespace {
-
-// The block and its trailer, n bytes at handle.offset: a view into the
-// mapped file, or read into *scratch.
-absl::Status ReadRaw(const RandomAccessFile& file, const BlockHandle& handle, BlockKind kind,
-                     std::string* scratch, std::string_view* bytes) {
-  if (handle.offset > file.Size() || handle.size > file.Size() - handle.offset ||
-      file.Size() - handle.offset - handle.size < kBlockTrailerSize) {
-    return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": size ", handle.size,
-                                      " extends past the end of the file"));
-  }
+absl::Status ReadBlockBytes(const RandomAccessFile& file, const BlockHandle& handle,
+                            BlockKind kind, std::string* scratch, std::string_view* bytes) {
+  absl::Status fits = CheckBlockHandle(handle, kind, file.Size());
+  if (!fits.ok()) return fits;
   const size_t n = static_cast<size_t>(handle.size) + kBlockTrailerSize;
   *bytes = MappedBlockBytes(file, handle);  // In memory: no copy, no Read.
   if (bytes->empty()) {
@@ -278,8 +279,6 @@ absl::Status ReadRaw(const RandomAccessFile& file, const BlockHandle& handle, Bl
   return absl::OkStatus();
 }
 
-}  // namespace
-
 // The block in `bytes` (block and trailer), checked and decompressed: in
 // place when `scratch` is null (mapped bytes), else owned, taken from
 // *scratch when `bytes` are its own.
@@ -293,7 +292,7 @@ std::optional<uint64_t> WrittenForOffset(const RandomAccessFile& file, const Blo
   if (context.format_version < 2) return std::nullopt;
   std::string scratch;
   std::string_view bytes;
-  if (!ReadRaw(file, handle, kind, &scratch, &bytes).ok()) return std::nullopt;
+  if (!ReadBlockBytes(file, handle, kind, &scratch, &bytes).ok()) return std::nullopt;
   const std::string_view body = bytes.substr(0, handle.size);
   const char type = bytes[handle.size];
   // stored = hash ^ tag(where it was written): recover that tag, then ask
@@ -313,7 +312,7 @@ absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file, const Bloc
                                         bool verify_checksum) {
   std::string scratch;
   std::string_view bytes;
-  absl::Status s = ReadRaw(file, handle, kind, &scratch, &bytes);
+  absl::Status s = ReadBlockBytes(file, handle, kind, &scratch, &bytes);
   if (!s.ok()) return s;
   return DecodeBlock(bytes, scratch.empty() ? nullptr : &scratch, handle, kind, context,
                      verify_checksum);
@@ -322,7 +321,9 @@ absl::StatusOr<BlockContents> ReadBlock(const RandomAccessFile& file, const Bloc
 absl::StatusOr<BlockContents> DecodeReadBlock(std::string_view bytes, std::string* buffer,
                                               const BlockHandle& handle, BlockKind kind,
                                               const TableContext& context, bool verify_checksum) {
-  if (bytes.size() != handle.size + kBlockTrailerSize) {
+  // Compared without adding to handle.size, which a crafted handle may make
+  // wrap past 2^64.
+  if (bytes.size() < kBlockTrailerSize || bytes.size() - kBlockTrailerSize != handle.size) {
     return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": short read, ", bytes.size(),
                                       " of ", handle.size + kBlockTrailerSize, " bytes"));
   }
@@ -350,8 +351,12 @@ absl::StatusOr<BlockContents> DecodeBlock(std::string_view bytes, std::string* s
     return Corrupt(kind, absl::StrCat("at offset ", handle.offset,
                                       ": compressed, but only data blocks may be"));
   }
-  // Decompressed sizes come from the (untrusted) block: cap them.
+  // Decompressed sizes come from the (untrusted) block: cap them, and
+  // refuse before allocating a size more than the compressed bytes can
+  // expand to. Snappy's densest element is 3 bytes for 64 (a copy); zstd's
+  // a 4-byte RLE block for 128 KiB.
   constexpr uint64_t kMaxBlockBytes = uint64_t{1} << 30;
+  constexpr uint64_t kMaxSnappyRatio = 22, kMaxZstdRatio = 32768;
   switch (static_cast<Compression>(type)) {
     case Compression::kNone:
       if (scratch == nullptr) {
@@ -366,7 +371,8 @@ absl::StatusOr<BlockContents> DecodeBlock(std::string_view bytes, std::string* s
     case Compression::kSnappy: {
       size_t size = 0;
       if (!snappy::GetUncompressedLength(body.data(), body.size(), &size) ||
-          size > kMaxBlockBytes || !snappy::Uncompress(body.data(), body.size(), &contents.owned)) {
+          size > kMaxBlockBytes || size > body.size() * kMaxSnappyRatio ||
+          !snappy::Uncompress(body.data(), body.size(), &contents.owned)) {
         return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": bad snappy data"));
       }
       contents.is_owned = true;
@@ -375,7 +381,7 @@ absl::StatusOr<BlockContents> DecodeBlock(std::string_view bytes, std::string* s
     case Compression::kZstd: {
       const unsigned long long size = ZSTD_getFrameContentSize(body.data(), body.size());
       if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
-          size > kMaxBlockBytes) {
+          size > kMaxBlockBytes || size > body.size() * kMaxZstdRatio) {
         return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": bad zstd frame"));
       }
       contents.owned.resize(size);

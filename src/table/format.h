@@ -136,9 +136,22 @@ absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset, std:
                                        BlockKind kind, Compression compression,
                                        const TableContext& context);
 
+// OK if the block at `handle` and its trailer lie within the first `limit`
+// bytes of the file, else DataLoss naming the block. Every handle read from
+// a file passes this before anything is allocated or read for it: checksums
+// do not stop a crafted file, whose sizes may be anything up to 2^64 - 1
+// (offset + size may wrap).
+absl::Status CheckBlockHandle(const BlockHandle& handle, BlockKind kind, uint64_t limit);
+
 // The bytes of the block at `handle` and its trailer, in place, when `file`
 // is mapped and they lie inside it; empty otherwise. Unverified.
 std::string_view MappedBlockBytes(const RandomAccessFile& file, const BlockHandle& handle);
+
+// The block at `handle` and its trailer, unverified: a view into the mapped
+// file, or read into *scratch. DataLoss (CheckBlockHandle) if they do not
+// lie within the file, before *scratch grows; DataLoss on a short read.
+absl::Status ReadBlockBytes(const RandomAccessFile& file, const BlockHandle& handle,
+                            BlockKind kind, std::string* scratch, std::string_view* bytes);
 
 // Reads the `kind` block at `handle`, verifying its checksum (when asked)
 // and decompressing it (data blocks only; any other block that claims

@@ -81,10 +81,10 @@ absl::StatusOr<Block> Table::Rep::ReadIndexedBlock(size_t i, bool count,
   }
   if (!file_mapped) {
     if (std::shared_ptr<const Block> hit = CachedBlock(i, reads)) return Block::Share(std::move(hit));
-    const BlockHandle& h = index_slots[i].handle;
-    std::string scratch(h.size + internal::kBlockTrailerSize, '\0');
+    std::string scratch;
     std::string_view bytes;
-    absl::Status s = file->Read(h.offset, scratch.size(), &scratch[0], &bytes);
+    absl::Status s = internal::ReadBlockBytes(*file, index_slots[i].handle,
+                                              internal::BlockKind::kData, &scratch, &bytes);
     if (!s.ok()) return s;
     absl::StatusOr<std::shared_ptr<const Block>> block =
         BlockFromFileBytes(i, bytes, reads, &scratch);
@@ -144,6 +144,15 @@ absl::Status Table::Rep::DecodeIndex() {
     if (key.size() < 8 || !slot.handle.DecodeFrom(&handle_bytes)) {
       return absl::DataLossError(
           absl::StrCat("index block: bad entry for data block ", index_entries.size()));
+    }
+    // Checked once here, so no read of a data block (Get, MultiGet's
+    // batches, the block cache's reads) sizes a buffer from a handle that
+    // does not fit before the footer.
+    absl::Status fits =
+        internal::CheckBlockHandle(slot.handle, internal::BlockKind::kData, layout.footer_offset);
+    if (!fits.ok()) {
+      return absl::DataLossError(absl::StrCat("index block: entry for data block ",
+                                              index_entries.size(), ": ", fits.message()));
     }
     index_keys.append(key.data(), key.size() - 8);
     key_ends.push_back(index_keys.size());
@@ -285,6 +294,12 @@ void Table::Rep::LoadFilter(const std::string& policy_name, const BlockHandle& h
   if (policy == nullptr) {
     filter_status = absl::UnimplementedError(
         absl::StrCat("filter policy '", policy_name, "' is not known to this reader"));
+    return;
+  }
+  absl::Status fits =
+      internal::CheckBlockHandle(handle, internal::BlockKind::kFilter, layout.footer_offset);
+  if (!fits.ok()) {
+    filter_status = fits;
     return;
   }
   std::string_view bytes;

@@ -19,9 +19,15 @@ namespace {
 
 // Bytes [offset, offset + n) of `file`, copied to `*out` unless they are
 // mapped (then a view of the mapping).
-absl::StatusOr<std::string_view> ReadRange(const RandomAccessFile& file, uint64_t offset, size_t n,
-                                           std::string* out) {
-  out->resize(n);
+absl::StatusOr<std::string_view> ReadRange(const RandomAccessFile& file, uint64_t offset,
+                                           uint64_t n, std::string* out) {
+  // Before the buffer grows: n comes from the file (a module's size).
+  if (offset > file.Size() || n > file.Size() - offset) {
+    return absl::DataLossError(absl::StrCat("filter block: ", n, " bytes at offset ", offset,
+                                            " extend past the end of the file (byte ",
+                                            file.Size(), ")"));
+  }
+  out->resize(static_cast<size_t>(n));
   std::string_view got;
   absl::Status s = file.Read(offset, n, out->data(), &got);
   if (!s.ok()) return s;
@@ -54,13 +60,17 @@ absl::StatusOr<std::string_view> Table::Rep::ReadModularPrefix(const internal::B
                          ? ": the table records no checksum of its header"
                          : ": its header is not the one this table recorded"));
   }
-  const uint64_t prefix = header->PrefixSize(0);
-  if (prefix > handle.size) {
-    return absl::DataLossError(absl::StrCat("modular filter: module 0 ends at ", prefix,
-                                            ", past its block of ", handle.size, " bytes"));
+  // Every module within the block (LoadFilter checked the block against the
+  // file), so ReadFilterModule reads none from beyond it.
+  const int last = static_cast<int>(header->modules.size()) - 1;
+  if (header->PrefixSize(last) > handle.size) {
+    return absl::DataLossError(absl::StrCat("modular filter: module ", last, " ends at ",
+                                            header->PrefixSize(last), ", past its block of ",
+                                            handle.size, " bytes"));
   }
+  const uint64_t prefix = header->PrefixSize(0);
   if (prefix > bytes->size()) {
-    bytes = ReadRange(*file, handle.offset, static_cast<size_t>(prefix), &buffer);
+    bytes = ReadRange(*file, handle.offset, prefix, &buffer);
     if (!bytes.ok()) return bytes.status();
   }
   filter_copy = std::make_unique<internal::AlignedBuffer>(bytes->substr(0, prefix));
@@ -86,7 +96,7 @@ absl::StatusOr<std::shared_ptr<const FilterModule>> Table::ReadFilterModule(int 
   const uint64_t offset = rep_->filter_offset + info.offset;
   std::string buffer;
   absl::StatusOr<std::string_view> bytes =
-      ReadRange(*rep_->file, offset, static_cast<size_t>(info.size), &buffer);
+      ReadRange(*rep_->file, offset, info.size, &buffer);
   if (!bytes.ok()) return bytes.status();
   absl::StatusOr<std::shared_ptr<const FilterModule>> module =
       FilterModule::Open(*bytes, info, header->num_keys);

@@ -9,6 +9,7 @@
 #include <xxhash.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -331,11 +332,34 @@ inline std::string AssembleTable(const TableTail& tail) {
   return file;
 }
 
+// A modular filter's header checksum (XXH3-64 of its fixed part and
+// entries, after them), and the properties' record of the header's
+// checksum (16 hex digits, rewritten in place), for the filter block at
+// `filter` and the properties block at `props`. Trailers not fixed.
+inline void FixModularHeader(std::string* file, const Region& filter, const Region& props) {
+  const size_t n = filter.block_size();
+  char* p = &(*file)[filter.begin];
+  if (n < 16 || GetFixed32(p) != 0x4d4d534c) return;  // Not a modular filter.
+  const size_t modules = static_cast<uint8_t>(p[5]);
+  const size_t checked = 16 + 32 * modules;
+  const size_t header = (checked + 8 + 63) / 64 * 64;
+  if (modules == 0 || header > n) return;
+  PutFixed64At(file, filter.begin + checked, XXH3_64bits(p, checked));
+  const std::string key = "lsmbloom.filter.head_checksum";
+  const size_t at = std::string_view(*file).substr(0, props.end).find(key, props.begin);
+  if (at == std::string::npos || at + key.size() + 16 > props.end - kTrailerSize) return;
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx",
+                static_cast<unsigned long long>(XXH3_64bits(file->data() + filter.begin, header)));
+  file->replace(at + key.size(), 16, hex, 16);
+}
+
 // Recomputes, in a version 2 or 3 table of any bytes, the trailer of every
-// block a handle names that lies within the file, then the footer's
-// checksum: what a crafted file does after editing bytes. Blocks are
-// found as far as the handles and blocks parse; a handle that names bytes
-// past the end is left as it is, for the reader to refuse.
+// block a handle names that lies within the file, a modular filter's
+// header checksums, then the footer's checksum: what a crafted file does
+// after editing bytes. Blocks are found as far as the handles and blocks
+// parse; a handle that names bytes past the end is left as it is, for the
+// reader to refuse.
 inline void FixAllTrailers(std::string* file) {
   if (file->size() < kFooterSize) return;
   const size_t footer = file->size() - kFooterSize;
@@ -356,13 +380,18 @@ inline void FixAllTrailers(std::string* file) {
     }
   }
   entries.clear();
+  std::vector<Region> filters, props;
   if (have_meta && ParseBlock(BlockOf(*file, meta), &entries)) {
     for (const auto& [name, handle] : entries) {
       Region r;
-      const bool props = name == "lsmbloom.properties";
-      if (region_at(handle, props ? "properties" : "filter", &r)) blocks.push_back(r);
+      const bool is_props = name == "lsmbloom.properties";
+      if (region_at(handle, is_props ? "properties" : "filter", &r)) {
+        (is_props ? props : filters).push_back(r);
+        blocks.push_back(r);
+      }
     }
   }
+  if (filters.size() == 1 && props.size() == 1) FixModularHeader(file, filters[0], props[0]);
   // Meta-index and index last: a crafted handle may name bytes they share.
   if (have_meta) blocks.push_back(meta);
   if (have_index) blocks.push_back(index);

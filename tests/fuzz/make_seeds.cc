@@ -12,6 +12,7 @@
 
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/filter_policy.h"
+#include "lsmbloom/filter/modular_bloom.h"
 #include "lsmbloom/table/table_builder.h"
 #include "tests/table_surgery.h"
 
@@ -31,9 +32,9 @@ std::string Filter(int keys, double bits) {
   return *b->Finish();
 }
 
-std::string Table(int entries, uint64_t unique_id = 0x5eed5eed5eed5eedull) {
+std::string Table(int entries, uint64_t unique_id = 0x5eed5eed5eed5eedull,
+                  lsmbloom::TableOptions options = lsmbloom::TableOptions()) {
   std::string bytes;
-  lsmbloom::TableOptions options;
   options.block_size = 256;
   options.unique_id = unique_id;
   lsmbloom::TableBuilder t(options, lsmbloom::NewMemWritableFile(&bytes));
@@ -85,6 +86,22 @@ int main(int argc, char** argv) {
   const Region filter = lsmbloom::testutil::RegionsNamed(regions, "filter").at(0);
   lsmbloom::testutil::CopyRegion(&foreign, filter, twin, filter.begin);
   Write(dir + "/table/foreign_filter", foreign);
+  // What else the reader has code for: compressed blocks, hash indexes
+  // (version 3), a modular filter (header, modules read on demand).
+  const uint64_t id = 0x5eed5eed5eed5eedull;
+  lsmbloom::TableOptions options;
+  options.compression = lsmbloom::Compression::kSnappy;
+  Write(dir + "/table/snappy_table", Table(60, id, options));
+  options.compression = lsmbloom::Compression::kZstd;
+  Write(dir + "/table/zstd_table", Table(60, id, options));
+  options = lsmbloom::TableOptions();
+  options.data_block_hash_index = true;
+  Write(dir + "/table/hash_index_table", Table(60, id, options));
+  lsmbloom::ModularBloomOptions modular;
+  modular.module_bits_per_key = {4, 2, 2};
+  options = lsmbloom::TableOptions();
+  options.filter_policy = *lsmbloom::NewModularBloomPolicy(modular);
+  Write(dir + "/table/modular_table", Table(60, id, options));
   Write(dir + "/roundtrip/few_keys", std::string("\x50\x00\x00,alpha,beta,gamma,delta", 26));
   Write(dir + "/roundtrip/many_probes", std::string("\xff\x10\x07\x00k1\x00k2\x00k3", 12));
   return 0;

@@ -296,10 +296,10 @@ inline bool SplitTable(std::string_view file, TableTail* tail) {
   if (tail->version < 2) return false;
   tail->unique_id = UniqueIdOf(file);
   for (const Region& r : regions) {
-    Entries* entries = r.name == "properties" ? &tail->properties
-                       : r.name == "metaindex"  ? &tail->metaindex
-                       : r.name == "index"      ? &tail->index
-                                                : nullptr;
+    Entries* entries = r.name == "properties"  ? &tail->properties
+                       : r.name == "metaindex" ? &tail->metaindex
+                       : r.name == "index"     ? &tail->index
+                                               : nullptr;
     if (entries == nullptr) continue;
     if (r.name == "properties") tail->head = std::string(file.substr(0, r.begin));
     if (file[r.end - kTrailerSize] != 0 || !ParseBlock(BlockOf(file, r), entries)) return false;

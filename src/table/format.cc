@@ -261,8 +261,8 @@ std::string_view MappedBlockBytes(const RandomAccessFile& file, const BlockHandl
   return mapped.substr(handle.offset, handle.size + kBlockTrailerSize);
 }
 
-absl::Status ReadBlockBytes(const RandomAccessFile& file, const BlockHandle& handle,
-                            BlockKind kind, std::string* scratch, std::string_view* bytes) {
+absl::Status ReadBlockBytes(const RandomAccessFile& file, const BlockHandle& handle, BlockKind kind,
+                            std::string* scratch, std::string_view* bytes) {
   absl::Status fits = CheckBlockHandle(handle, kind, file.Size());
   if (!fits.ok()) return fits;
   const size_t n = static_cast<size_t>(handle.size) + kBlockTrailerSize;

@@ -150,8 +150,8 @@ std::string_view MappedBlockBytes(const RandomAccessFile& file, const BlockHandl
 // The block at `handle` and its trailer, unverified: a view into the mapped
 // file, or read into *scratch. DataLoss (CheckBlockHandle) if they do not
 // lie within the file, before *scratch grows; DataLoss on a short read.
-absl::Status ReadBlockBytes(const RandomAccessFile& file, const BlockHandle& handle,
-                            BlockKind kind, std::string* scratch, std::string_view* bytes);
+absl::Status ReadBlockBytes(const RandomAccessFile& file, const BlockHandle& handle, BlockKind kind,
+                            std::string* scratch, std::string_view* bytes);
 
 // Reads the `kind` block at `handle`, verifying its checksum (when asked)
 // and decompressing it (data blocks only; any other block that claims

@@ -24,8 +24,8 @@ absl::StatusOr<std::string_view> ReadRange(const RandomAccessFile& file, uint64_
   // Before the buffer grows: n comes from the file (a module's size).
   if (offset > file.Size() || n > file.Size() - offset) {
     return absl::DataLossError(absl::StrCat("filter block: ", n, " bytes at offset ", offset,
-                                            " extend past the end of the file (byte ",
-                                            file.Size(), ")"));
+                                            " extend past the end of the file (byte ", file.Size(),
+                                            ")"));
   }
   out->resize(static_cast<size_t>(n));
   std::string_view got;

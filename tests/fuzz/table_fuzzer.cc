@@ -22,9 +22,11 @@
 // blocks, copies a block over another, or rewrites a handle (of a data
 // block, the filter, the properties, the index or meta-index) to one that
 // does not fit: a huge size, a sum that wraps, an offset past the end. It
-// leaves the footer's checksum wrong, so that only the forged reading
-// trusts the result. The cross-over copies a block from a second table at
-// the same offset.
+// binds the result to a fresh unique id and leaves the footer's checksum
+// wrong, so that only the forged reading trusts it. The cross-over copies a
+// block from a second table at the same offset. (Seeds of different tables
+// have different unique ids: two tables never share one, and a block of
+// one in the other would pass its checksum.)
 
 #include <unistd.h>
 
@@ -73,6 +75,10 @@ void CheckAnswer(const absl::StatusOr<LookupResult>& got, const Newest& n, const
   const bool deleted = n.type == lsmbloom::EntryType::kDeletion;
   const auto want = deleted ? LookupResult::Kind::kDeleted : LookupResult::Kind::kFound;
   if (got->kind != want || got->sequence != n.seq || (!deleted && got->value != n.value)) {
+    std::fprintf(stderr, "table_fuzzer: key '%s': kind %d sequence %llu, the scan's %d %llu\n",
+                 n.key.c_str(), static_cast<int>(got->kind),
+                 static_cast<unsigned long long>(got->sequence), static_cast<int>(want),
+                 static_cast<unsigned long long>(n.seq));
     Wrong(path);
   }
 }
@@ -245,7 +251,17 @@ bool RewriteHandle(std::string* bytes, std::mt19937& rng) {
     default:
       (rng() % 2 == 0 ? tail.index_handle : tail.metaindex_handle) = crafted;
   }
+  // A fresh unique id, every block bound to it: the blocks assembled here
+  // (from bytes libFuzzer may have changed) pass their checksums in this
+  // input alone, never in a table that a cross-over copies them into.
+  tail.unique_id = (uint64_t{rng()} << 32 | rng()) | 1;
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(tail.unique_id));
+  for (auto& [name, value] : tail.properties) {
+    if (name == "lsmbloom.unique_id") value = hex;
+  }
   *bytes = lsmbloom::testutil::AssembleTable(tail);
+  lsmbloom::testutil::FixAllTrailers(bytes);
   // The footer's checksum off by a bit: the table as written is refused,
   // the forged reading reads what the handle crafted.
   (*bytes)[bytes->size() - lsmbloom::testutil::kFooterSize + 48] ^= 1;

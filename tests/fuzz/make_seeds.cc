@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   classic->AddKey("a");
   classic->AddKey("b");
   Write(dir + "/filter_reader/classic", *classic->Finish());
-  Write(dir + "/table/empty_table", Table(0));
+  Write(dir + "/table/empty_table", Table(0, 0x5eed000000000005ull));  // Its own id too.
   Write(dir + "/table/small_table", Table(60));
   Write(dir + "/table/truncated_table", Table(60).substr(0, 700));
   // Blocks out of place, which only a v2 reader can tell: two same-size

@@ -247,7 +247,7 @@ absl::Status CheckBlockHandle(const BlockHandle& handle, BlockKind kind, uint64_
   if (handle.offset > limit || handle.size > limit - handle.offset ||
       limit - handle.offset - handle.size < kBlockTrailerSize) {
     return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": size ", handle.size,
-                                      " extends past the end of the file (byte ", limit, ")"));
+                                      " extends past byte ", limit, " of the file"));
   }
   return absl::OkStatus();
 }

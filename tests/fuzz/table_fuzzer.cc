@@ -155,7 +155,6 @@ struct Storage {
     direct = Write(std::string(8192, 'x')) &&
              lsmbloom::OpenPosixFile(path, lsmbloom::FileAccess::kDirect).ok();
   }
-  ~Storage() { std::remove(path.c_str()); }
 
   bool Write(const std::string& bytes) const {
     FILE* f = std::fopen(path.c_str(), "wb");
@@ -166,7 +165,12 @@ struct Storage {
 };
 
 Storage& TheStorage() {
-  static Storage* storage = new Storage();  // Never destroyed: libFuzzer exits anyhow.
+  // Never destroyed (libFuzzer may exit from any thread); the file is
+  // removed at exit.
+  static Storage* storage = [] {
+    std::atexit([] { std::remove(TheStorage().path.c_str()); });
+    return new Storage();
+  }();
   return *storage;
 }
 

@@ -73,6 +73,10 @@ struct TableOptions {
   // Set it only to write reproducible bytes in tests: two tables sharing an
   // id can have same-offset blocks swapped between them undetected.
   uint64_t unique_id = 0;
+  // The table's lsmbloom.creation_time property, Unix seconds. 0, the
+  // default, records the time Finish() runs. Set it only to write
+  // reproducible bytes (golden files, tests).
+  int64_t creation_time = 0;
 };
 
 struct TableReadOptions {

@@ -2,7 +2,8 @@
 # Runs the tests: the library's (bazel test //...) and the example store's
 # (a separate workspace in examples/kvstore). Installs what is missing first.
 # With --with-sanitizers (what CI runs) also: both suites under ASan+UBSan,
-# the concurrency tests under TSan, each fuzzer for 60 seconds, a quick
+# the concurrency tests under TSan, each fuzzer for 60 seconds (what it finds
+# is kept in /var/tmp/lsmbloom-fuzz-finds for a later commit), a quick
 # smoke run of the benchmark harness, and the CMake build
 # (tools/cmake_check.sh: build, CTest, install, find_package, add_subdirectory
 # and pkg-config consumers).
@@ -13,9 +14,9 @@ set -uo pipefail
 
 usage() {
   cat <<USAGE
-usage: tools/test.sh [--with-sanitizers] [extra bazel test flags]
+usage: tools/test.sh [--with-sanitizers] [--strict-skips] [extra bazel test flags]
 Installs missing Debian packages (tools/setup.sh), runs all tests, prints
-"N passed, N failed" and exits non-zero if any test failed.
+"N passed, N failed, N skipped" and exits non-zero if any test failed.
   --with-sanitizers   also ASan+UBSan, TSan, 60 s of each fuzzer (clang),
                       tools/run_bench.sh --quick into a temporary directory
                       and the CMake stage (tools/cmake_check.sh)
@@ -110,6 +111,7 @@ if ((sanitizers)); then
     //tests:storage_lookup_test //tests:block_cache_test //tests:batch_read_test \
     //tests:modular_filter_test
   fuzz_base="$cache/lsmbloom-fuzz"
+  fuzz_finds=${LSMBLOOM_FUZZ_FINDS:-/var/tmp/lsmbloom-fuzz-finds}
   # Every fuzz_target of tests/fuzz/BUILD (//tests:fuzz_stage_test checks).
   fuzz_targets=(filter_reader table roundtrip ribbon_reader ribbon_builder modular_reader)
   fuzzers=()
@@ -142,6 +144,17 @@ if ((sanitizers)); then
           done
         } >>"$failures"
       fi
+      # What the run found is kept for a later commit to merge into the
+      # seeds (tools/fuzz_corpus_merge.sh): the checkout is a clean clone
+      # on CI, the finds directory outlives it on the machine.
+      finds="$fuzz_finds/$target"
+      mkdir -p "$finds"
+      new_inputs=0
+      for input in "$work"/*; do
+        [[ -f $input && ! -e "tests/fuzz/corpus/$target/${input##*/}" ]] || continue
+        cp -n "$input" "$finds/" && new_inputs=$((new_inputs + 1))
+      done
+      echo "fuzzer $target: $new_inputs new inputs kept in $finds" >&2
       rm -rf "$work" "$work.log"
     done
   else

@@ -75,8 +75,8 @@ class CopyingFile : public RandomAccessFile {
 std::shared_ptr<const Table> OpenCopying(std::shared_ptr<const std::string> bytes,
                                          const TableReadOptions& options,
                                          std::function<void()> on_read = nullptr) {
-  auto table = Table::Open(std::make_unique<CopyingFile>(std::move(bytes), std::move(on_read)),
-                           options);
+  auto table =
+      Table::Open(std::make_unique<CopyingFile>(std::move(bytes), std::move(on_read)), options);
   if (!table.ok()) std::abort();
   return std::shared_ptr<const Table>(std::move(*table));
 }
@@ -317,8 +317,8 @@ TEST(BlockCacheTest, UsageNeverPassesCapacityWhileChargedTablesOpenAndCloseUnder
   std::vector<std::string> keys;
   for (uint64_t seed = 0; seed < 3; ++seed) {  // Disjoint keys: i * 3 + seed.
     entries.push_back(testutil::MakeEntries(3000, seed));
-    files.push_back(std::make_shared<const std::string>(
-        testutil::BuildTable(entries.back(), TableOptions())));
+    files.push_back(
+        std::make_shared<const std::string>(testutil::BuildTable(entries.back(), TableOptions())));
     for (size_t i = 0; i < entries.back().size(); i += 5) keys.push_back(entries.back()[i].key);
   }
   auto expected = [&](const std::string& key) {
@@ -342,6 +342,13 @@ TEST(BlockCacheTest, UsageNeverPassesCapacityWhileChargedTablesOpenAndCloseUnder
 
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> over{0}, samples{0}, wrong{0}, errors{0};
+  auto check = [&](const absl::StatusOr<LookupResult>& got, std::string_view key) {
+    if (!got.ok()) {
+      ++errors;
+    } else if (!testutil::SameAsModel(*got, expected(std::string(key)))) {
+      ++wrong;
+    }
+  };
   std::thread sampler([&] {
     while (!stop.load()) {
       const BlockCacheStats s = cache->stats();
@@ -356,9 +363,7 @@ TEST(BlockCacheTest, UsageNeverPassesCapacityWhileChargedTablesOpenAndCloseUnder
       for (uint64_t i = 0; !stop.load(); ++i) {
         if (t == 0) {
           const std::string& k = keys[internal::SplitMix64(i) % keys.size()];
-          auto got = set.Get(k);
-          if (!got.ok()) ++errors;
-          else if (!testutil::SameAsModel(*got, expected(k))) ++wrong;
+          check(set.Get(k), k);
           continue;
         }
         batch.clear();
@@ -366,10 +371,7 @@ TEST(BlockCacheTest, UsageNeverPassesCapacityWhileChargedTablesOpenAndCloseUnder
           batch.push_back(keys[internal::SplitMix64(i * 16 + j + 7) % keys.size()]);
         }
         auto results = set.MultiGet(batch);
-        for (size_t j = 0; j < batch.size(); ++j) {
-          if (!results[j].ok()) ++errors;
-          else if (!testutil::SameAsModel(*results[j], expected(std::string(batch[j])))) ++wrong;
-        }
+        for (size_t j = 0; j < batch.size(); ++j) check(results[j], batch[j]);
       }
     });
   }

@@ -96,8 +96,9 @@ void BlockCacheImpl::DropLocked(Shard& shard, Entry& entry) {
   if (entry.block.use_count() > 1) {
     if (shard.evicted_held.size() >= shard.prune_at) {
       auto& held = shard.evicted_held;
-      held.erase(std::remove_if(held.begin(), held.end(), [](const auto& h) { return h.first.expired(); }),
-                 held.end());
+      held.erase(
+          std::remove_if(held.begin(), held.end(), [](const auto& h) { return h.first.expired(); }),
+          held.end());
       shard.prune_at = std::max<size_t>(16, 2 * held.size());
     }
     shard.evicted_held.emplace_back(entry.block, entry.charge);
@@ -212,10 +213,9 @@ absl::StatusOr<std::unique_ptr<CacheReservation>> CacheReservation::Charge(
   BlockCacheImpl& impl = BlockCacheImpl::Of(*cache);
   if (!impl.Reserve(bytes)) {
     const BlockCacheStats s = impl.stats();
-    return absl::ResourceExhaustedError(
-        absl::StrCat("block cache: table memory of ", bytes, " bytes does not fit: ",
-                     s.reserved_bytes, " of its ", s.capacity_bytes,
-                     " bytes are charged to open tables (strict_capacity_limit)"));
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "block cache: table memory of ", bytes, " bytes does not fit: ", s.reserved_bytes,
+        " of its ", s.capacity_bytes, " bytes are charged to open tables (strict_capacity_limit)"));
   }
   return std::unique_ptr<CacheReservation>(new CacheReservation(std::move(cache), bytes));
 }
@@ -232,9 +232,8 @@ absl::StatusOr<std::shared_ptr<BlockCache>> BlockCache::Create(const BlockCacheO
                                                    " is not in [0, ", internal::kMaxShardBits,
                                                    "] or -1"));
   }
-  return std::shared_ptr<BlockCache>(
-      new BlockCache(std::make_unique<internal::BlockCacheImpl>(options.capacity_bytes, bits,
-                                                                options.strict_capacity_limit)));
+  return std::shared_ptr<BlockCache>(new BlockCache(std::make_unique<internal::BlockCacheImpl>(
+      options.capacity_bytes, bits, options.strict_capacity_limit)));
 }
 
 BlockCache::BlockCache(std::unique_ptr<internal::BlockCacheImpl> impl) : impl_(std::move(impl)) {}

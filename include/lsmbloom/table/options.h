@@ -99,9 +99,13 @@ struct TableReadOptions {
   // Point lookups fill it; iterators read around it. Null: no cache.
   std::shared_ptr<BlockCache> block_cache;
   // Charge the table's index and filter memory to block_cache while the
-  // table is open, ahead of every data block: one capacity then bounds all
-  // the memory reads hold. (The memory stays the table's either way: an
-  // index or filter is never evicted.)
+  // table is open, ahead of every data block: one capacity then bounds the
+  // index, filter and cached data block memory (lsmbloom/table/block_cache.h
+  // states the bound; modules a TableSet holds beyond a modular filter's
+  // module 0 fall under its own cap instead). ResourceExhausted from Open
+  // where a cache with strict_capacity_limit has no room for them. (The
+  // memory stays the table's either way: an index or filter is never
+  // evicted.)
   bool charge_table_memory_to_cache = false;
 };
 

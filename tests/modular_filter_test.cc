@@ -392,7 +392,8 @@ TEST(ModularFilterTest, AModuleThatFailsToLoadIsCountedAndEveryKeyIsStillFound) 
     // A fifth file of level 1, past the others' keys, module 3 of 6 bad.
     std::vector<Entry> entries;
     for (int i = 0; i < 1000; ++i) {
-      entries.push_back({testutil::TableKey(500000 + 20 * i), 900000 + i, EntryType::kValue, "v"});
+      entries.push_back(
+          {testutil::TableKey(500000 + 20 * i), uint64_t{900000} + i, EntryType::kValue, "v"});
     }
     std::string bytes = testutil::BuildTable(entries, ModularTableOptions(m.bits));
     const size_t filter_start = bytes.find(std::string("LSMM", 4));

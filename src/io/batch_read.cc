@@ -122,12 +122,16 @@ int WaitForCompletion(io_uring* r, io_uring_cqe** cqe) {
 // flight, then reaps each of them and each cancellation, discarding what
 // they read. True once nothing of the round is left in the kernel; false
 // if waits keep failing, when the round's targets may still be written.
-bool Drain(io_uring* r, const std::vector<bool>& reaped, size_t submitted) {
+// *stale if cancellations were left unsubmitted in the ring.
+bool Drain(io_uring* r, const std::vector<bool>& reaped, size_t submitted, bool* stale) {
   size_t in_flight = 0, cancels = 0;
+  // Reads the kernel refused still sit in the ring: a submit would send
+  // them out untracked, so then the reads in flight are only waited for.
+  const bool may_submit = submitted == reaped.size();
   for (size_t i = 0; i < submitted; ++i) {
     if (reaped[i]) continue;
     ++in_flight;
-    io_uring_sqe* sqe = io_uring_get_sqe(r);
+    io_uring_sqe* sqe = may_submit ? io_uring_get_sqe(r) : nullptr;
     if (sqe == nullptr) continue;  // Uncancelled: reaped when it ends.
     io_uring_prep_cancel64(sqe, i, 0);
     io_uring_sqe_set_data64(sqe, kCancelTag);
@@ -138,7 +142,10 @@ bool Drain(io_uring* r, const std::vector<bool>& reaped, size_t submitted) {
     do {
       s = io_uring_submit(r);
     } while (s == -EINTR);
-    if (s < 0) cancels = 0;
+    if (s < 0) {
+      cancels = 0;
+      *stale = true;
+    }
   }
   constexpr int kFailedWaits = 8;  // In a row, before giving up.
   for (int failed = 0; in_flight + cancels > 0;) {
@@ -183,7 +190,7 @@ void ReadRound(Ring& ring, absl::Span<RawRead> reads, absl::Span<const Target> t
     if (s > 0) submitted += static_cast<size_t>(s);
   }
   std::vector<bool> reaped(reads.size(), false);
-  bool drained = true;
+  bool drained = true, stale = false;
   for (size_t done = 0; done < submitted;) {
     io_uring_cqe* cqe = nullptr;
     const int w = WaitForCompletion(r, &cqe);
@@ -191,13 +198,13 @@ void ReadRound(Ring& ring, absl::Span<RawRead> reads, absl::Span<const Target> t
     if (w < 0) {
       // Reads still in flight would land in the targets while the
       // fallback rereads them, or in the next round's: end them first.
-      drained = Drain(r, reaped, submitted);
+      drained = Drain(r, reaped, submitted, &stale);
       break;
     }
     const uint64_t tag = io_uring_cqe_get_data64(cqe);
     int64_t res = cqe->res;
     io_uring_cqe_seen(r, cqe);
-    if (tag == kCancelTag) continue;  // A cancellation an earlier Drain submitted.
+    if (tag == kCancelTag) continue;  // Drain reaps its own; never a read.
     const size_t i = static_cast<size_t>(tag);
     ++done;
     reaped[i] = true;
@@ -210,10 +217,11 @@ void ReadRound(Ring& ring, absl::Span<RawRead> reads, absl::Span<const Target> t
       Finish(reads[i], targets[i], std::min(static_cast<size_t>(res), targets[i].length));
     }
   }
-  if (submitted < reads.size() || !drained) {
+  if (submitted < reads.size() || !drained || stale) {
     // The kernel refused part of the round (what it kept must not be
     // submitted later with its buffers gone), or the ring cannot be
-    // waited on: the ring starts over.
+    // waited on, or holds cancellations of this round's reads that must
+    // not meet the next round's: the ring starts over.
     ring.Reset();
   }
   if (!drained) {

@@ -69,11 +69,11 @@ absl::Status Store::Flush() {
   // as the first to replay once the table holding this memtable is in it.
   const uint64_t new_log_number = next_file_number_++;
   absl::StatusOr<std::unique_ptr<WalWriter>> new_log =
-      WalWriter::Open(LogFileName(dir_, new_log_number), options_.wal_sync);
+      WalWriter::Open(LogFileName(dir_, new_log_number), options_.wal_sync, env_);
   if (!new_log.ok()) return new_log.status();
   auto abandon_log = [&] {
     new_log->reset();
-    RemoveFile(LogFileName(dir_, new_log_number)).IgnoreError();
+    env_->RemoveFile(LogFileName(dir_, new_log_number)).IgnoreError();
   };
   absl::StatusOr<lsmbloom::TableOptions> options = OptionsForLevel(0, shapes);
   absl::StatusOr<NewTable> table =
@@ -104,6 +104,7 @@ absl::Status Store::Flush() {
     abandon_log();
     return s;
   }
+  write_error_ = write_error();  // The old log's failed sync outlives it.
   wal_ = *std::move(new_log);
   wal_number_ = new_log_number;
   mem_.Clear();

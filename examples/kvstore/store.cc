@@ -123,7 +123,10 @@ absl::Status Store::Write(WriteBatch& batch) {
     return absl::ResourceExhaustedError("sequence numbers exhausted");
   }
   batch.set_sequence(last_sequence_ + 1);
-  s = wal_->Append(batch.contents());
+  {
+    StageScope stage(this, StoreStage::kLogAppend);
+    s = wal_->Append(batch.contents());
+  }
   if (!s.ok()) {
     // Part of the record may be in the log, and a record appended after
     // it would make that damage in the middle: no more writes to this log.

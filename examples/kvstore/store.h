@@ -46,6 +46,14 @@
 
 namespace kvstore {
 
+// What a store is doing, for StoreOptions::on_stage.
+enum class StoreStage {
+  kIdle,
+  kLogAppend,   // Appending a write to the log, and syncing it.
+  kFlush,       // Writing the memtable to a table and installing it.
+  kCompaction,  // Merging tables into the next level and installing them.
+};
+
 struct StoreOptions {
   // Create the directory (not its parents) and an empty store if missing.
   bool create_if_missing = true;
@@ -109,6 +117,11 @@ struct StoreOptions {
   // The file system every file of the store goes through (env.h); null
   // is Env::Default(), POSIX. Must outlive the store.
   Env* env = nullptr;
+  // Instrumentation for tests that stop the store at an arbitrary moment
+  // (a kill, a power failure) and count where they stopped it: called with
+  // each stage as it begins, and with the stage it returns to as it ends.
+  // Null: not called.
+  std::function<void(StoreStage)> on_stage;
 };
 
 class Store {
@@ -213,6 +226,24 @@ class Store {
     std::unique_ptr<lsmbloom::TableBuilder> builder;
   };
   using Levels = std::vector<std::vector<lsmbloom::TableFile>>;
+  // Tells on_stage about a stage for as long as it lives.
+  class StageScope {
+   public:
+    StageScope(Store* store, StoreStage stage) : store_(store), outer_(store->stage_) {
+      store_->SetStage(stage);
+    }
+    ~StageScope() { store_->SetStage(outer_); }
+    StageScope(const StageScope&) = delete;
+    StageScope& operator=(const StageScope&) = delete;
+
+   private:
+    Store* const store_;
+    const StoreStage outer_;
+  };
+  void SetStage(StoreStage stage) {
+    stage_ = stage;
+    if (options_.on_stage != nullptr) options_.on_stage(stage);
+  }
 
   Store(std::string dir, const StoreOptions& options, std::unique_ptr<FileLock> lock);
 
@@ -270,6 +301,7 @@ class Store {
   int ribbon_from_level_ = -1;
   // Set by a failed log append or sync, or MANIFEST update; ends writing.
   absl::Status write_error_;
+  StoreStage stage_ = StoreStage::kIdle;
   std::vector<std::string> recovery_notes_;
   uint64_t last_sequence_ = 0;
   uint64_t next_file_number_ = 1;

@@ -2,6 +2,7 @@
 // levels, and which filter each new table gets.
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -62,6 +63,7 @@ std::vector<lsmbloom::LevelFilterShape> ShapesOf(
 absl::Status Store::Flush() {
   absl::Status s = CheckWritable();
   if (!s.ok() || mem_.empty()) return s;
+  std::optional<StageScope> stage(std::in_place, this, StoreStage::kFlush);
   std::vector<lsmbloom::LevelFilterShape> shapes = ShapesOf(tables_.files());
   shapes[0].num_keys += mem_.size();
   shapes[0].checks += 1;
@@ -109,6 +111,7 @@ absl::Status Store::Flush() {
   wal_number_ = new_log_number;
   mem_.Clear();
   RemoveObsoleteLogs();
+  stage.reset();
   return MaybeCompact();
 }
 
@@ -188,6 +191,7 @@ uint64_t Store::MaxBytesForLevel(int level) const {
 }
 
 absl::Status Store::Compact(int level, std::vector<TableFile> inputs, bool allow_move) {
+  StageScope stage(this, StoreStage::kCompaction);
   const int out_level = level + 1;
   const Levels levels = tables_.files();
 

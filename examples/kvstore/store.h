@@ -16,6 +16,8 @@
 // replays the logs into the memtable; a torn record at the end of a log
 // (a crash mid-write) ends the replay there and is reported in
 // recovery_notes(), while damage followed by intact records fails Open().
+// Every file operation goes through StoreOptions::env (env.h), so tests
+// can simulate power failures and failing syncs.
 //
 // Not thread-safe.
 

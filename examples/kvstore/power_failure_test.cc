@@ -248,9 +248,13 @@ std::map<StoreStage, int> RunPowerFailures(WalSync::Mode mode, int rounds, uint6
     lost_acknowledged += acked - std::min(acked, prefixes.back());
     state = recovered;
     // Sometimes close (flushing what was replayed), sometimes not.
-    if (rng() % 2 == 0) EXPECT_TRUE((*store)->Close().ok());
+    if (rng() % 2 == 0) {
+      EXPECT_TRUE((*store)->Close().ok());
+    }
   }
-  if (mode == WalSync::Mode::kInterval) EXPECT_GT(synced_writes_checked, 0);
+  if (mode == WalSync::Mode::kInterval) {
+    EXPECT_GT(synced_writes_checked, 0);
+  }
   std::fprintf(stderr, "%s: %d power failures, stopped in:",
                mode == WalSync::Mode::kAlways     ? "always"
                : mode == WalSync::Mode::kInterval ? "interval"

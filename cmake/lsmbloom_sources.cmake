@@ -23,6 +23,8 @@ set(LSMBLOOM_IO_SOURCES
   src/io/mem_file.cc
   src/io/native_file.h
   src/io/posix_file.cc
+  src/io/read_faults.cc
+  src/io/read_faults.h
 )
 
 set(LSMBLOOM_FILTER_SOURCES

@@ -1,13 +1,21 @@
 // BlockCache: LRU eviction within capacity, charges for table memory,
 // options checked; and tables reading through it: a hit reads nothing
-// from the file, and a block is never served to another table.
+// from the file, and a block is never served to another table. The
+// header's bounds under churn: usage within capacity (or the table memory
+// charged) at every sample, and the blocks a lookup holds past eviction.
 
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "lsmbloom/lookup/lookup.h"
 #include "lsmbloom/table/block_cache.h"
 #include "lsmbloom/table/table.h"
 #include "src/table/block.h"
@@ -40,6 +48,37 @@ std::shared_ptr<BlockCache> NewCache(uint64_t capacity, int shard_bits) {
   auto cache = BlockCache::Create(BlockCacheOptions{capacity, shard_bits});
   if (!cache.ok()) std::abort();
   return *cache;
+}
+
+// A table's bytes read by copying, never mapped (so tables read through
+// the cache), calling `on_read` first on every read.
+class CopyingFile : public RandomAccessFile {
+ public:
+  CopyingFile(std::shared_ptr<const std::string> bytes, std::function<void()> on_read)
+      : bytes_(std::move(bytes)), on_read_(std::move(on_read)) {}
+  uint64_t Size() const override { return bytes_->size(); }
+  absl::Status Read(uint64_t offset, size_t n, char* scratch,
+                    std::string_view* result) const override {
+    if (on_read_) on_read_();
+    const size_t at = static_cast<size_t>(std::min<uint64_t>(offset, bytes_->size()));
+    n = std::min(n, bytes_->size() - at);
+    std::memcpy(scratch, bytes_->data() + at, n);
+    *result = std::string_view(scratch, n);
+    return absl::OkStatus();
+  }
+
+ private:
+  std::shared_ptr<const std::string> bytes_;
+  std::function<void()> on_read_;
+};
+
+std::shared_ptr<const Table> OpenCopying(std::shared_ptr<const std::string> bytes,
+                                         const TableReadOptions& options,
+                                         std::function<void()> on_read = nullptr) {
+  auto table =
+      Table::Open(std::make_unique<CopyingFile>(std::move(bytes), std::move(on_read)), options);
+  if (!table.ok()) std::abort();
+  return std::shared_ptr<const Table>(std::move(*table));
 }
 
 TEST(BlockCacheTest, ShardBitsOutOfRangeAreRefused) {
@@ -117,7 +156,8 @@ TEST(BlockCacheTest, ChargedTableMemoryEvictsDataBlocksAndIsReleased) {
   }
   EXPECT_EQ(cache->stats().entries, 4u);
   {
-    internal::CacheReservation held(cache, 2 * charge);
+    auto held = internal::CacheReservation::Charge(cache, 2 * charge);
+    ASSERT_TRUE(held.ok());
     const BlockCacheStats s = cache->stats();
     EXPECT_EQ(s.entries, 2u);
     EXPECT_EQ(s.reserved_bytes, 2 * charge);
@@ -158,6 +198,254 @@ TEST(BlockCacheTest, UsageStaysWithinCapacityUnderConcurrentChurn) {
   EXPECT_LE(s.usage_bytes, s.capacity_bytes);
   EXPECT_GT(s.evictions, 0u);
   EXPECT_GT(s.hits, 0u);
+}
+
+// Two threads insert and look up blocks while one erases them all now and
+// then (Clear) and another charges and releases table memory: a sampler
+// reading stats() without pause never sees usage over capacity.
+TEST(BlockCacheTest, UsageNeverPassesCapacityUnderChurnWithTableMemoryCharged) {
+  auto cache = NewCache(256 << 10, 2);
+  BlockCacheImpl& c = BlockCacheImpl::Of(*cache);
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> over{0}, samples{0}, charged_seen{0};
+  std::thread sampler([&] {
+    while (!stop.load()) {
+      const BlockCacheStats s = cache->stats();
+      if (s.usage_bytes > s.capacity_bytes) ++over;
+      if (s.reserved_bytes > 0) ++charged_seen;
+      ++samples;
+    }
+  });
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      for (uint64_t i = 0; i < 20000; ++i) {
+        const uint64_t key = internal::SplitMix64(i * 2 + t) % 400;
+        if (c.Lookup(BlockCacheKey{1, 1, key}) == nullptr) {
+          auto b = MakeBlock(64 + key * 13 % 6000);
+          c.Insert(BlockCacheKey{1, 1, key}, b, BlockCacheImpl::ChargeOf(*b));
+        }
+        if (t == 0 && i % 4999 == 4998) cache->Clear();
+      }
+    });
+  }
+  threads.emplace_back([&] {
+    std::deque<std::unique_ptr<internal::CacheReservation>> held;  // At most 3 of 64 KiB.
+    for (uint64_t i = 0; i < 400; ++i) {
+      auto r = internal::CacheReservation::Charge(cache, 1 + internal::SplitMix64(i) % (64 << 10));
+      ASSERT_TRUE(r.ok());
+      held.push_back(*std::move(r));
+      if (held.size() > 3) held.pop_front();
+      std::this_thread::yield();
+    }
+  });
+  for (auto& th : threads) th.join();
+  stop = true;
+  sampler.join();
+  EXPECT_EQ(over.load(), 0u) << "of " << samples.load() << " samples";
+  EXPECT_GT(charged_seen.load(), 0u);
+  const BlockCacheStats s = cache->stats();
+  EXPECT_EQ(s.reserved_bytes, 0u);
+  EXPECT_GT(s.evictions, 0u);
+  cache->Clear();
+  EXPECT_EQ(cache->stats().usage_bytes, 0u);  // Nothing lost or counted twice.
+}
+
+// Table memory over capacity (a cache not strict): charged all the same,
+// every data block goes and none is cached until it is released, so usage
+// is the table memory alone.
+TEST(BlockCacheTest, TableMemoryOverCapacityLeavesNoRoomForDataBlocks) {
+  const size_t charge = BlockCacheImpl::ChargeOf(*MakeBlock(1000));
+  auto cache = NewCache(4 * charge, 1);
+  BlockCacheImpl& c = BlockCacheImpl::Of(*cache);
+  for (uint64_t offset = 0; offset < 8; ++offset) {
+    c.Insert(BlockCacheKey{1, 1, offset}, MakeBlock(1000), charge);
+  }
+  ASSERT_GT(cache->stats().entries, 0u);
+  {
+    auto big = internal::CacheReservation::Charge(cache, 5 * charge);
+    ASSERT_TRUE(big.ok());
+    c.Insert(BlockCacheKey{1, 1, 99}, MakeBlock(1000), charge);
+    const BlockCacheStats s = cache->stats();
+    EXPECT_EQ(s.entries, 0u);
+    EXPECT_EQ(s.usage_bytes, 5 * charge);
+    EXPECT_EQ(s.reserved_bytes, 5 * charge);
+  }
+  c.Insert(BlockCacheKey{1, 1, 99}, MakeBlock(1000), charge);
+  EXPECT_EQ(cache->stats().entries, 1u);
+  EXPECT_EQ(cache->stats().usage_bytes, charge);
+}
+
+TEST(BlockCacheTest, AStrictCacheRefusesTableMemoryPastCapacity) {
+  BlockCacheOptions options{40000, 0};
+  options.strict_capacity_limit = true;
+  auto cache = *BlockCache::Create(options);
+  auto first = internal::CacheReservation::Charge(cache, 30000);
+  ASSERT_TRUE(first.ok());
+  auto second = internal::CacheReservation::Charge(cache, 10001);
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(cache->stats().reserved_bytes, 30000u);
+  EXPECT_TRUE(internal::CacheReservation::Charge(cache, 10000).ok());  // Exactly fits.
+  first->reset();
+  EXPECT_TRUE(internal::CacheReservation::Charge(cache, 35000).ok());
+
+  // A table whose memory does not fit fails to open, and charges nothing.
+  auto bytes = std::make_shared<const std::string>(
+      testutil::BuildTable(testutil::MakeEntries(3000, 2), TableOptions()));
+  options.capacity_bytes = 1024;
+  TableReadOptions read;
+  read.block_cache = *BlockCache::Create(options);
+  read.charge_table_memory_to_cache = true;
+  auto refused = Table::Open(std::make_unique<CopyingFile>(bytes, nullptr), read);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted) << refused.status();
+  EXPECT_EQ(read.block_cache->stats().reserved_bytes, 0u);
+  options.strict_capacity_limit = false;
+  read.block_cache = *BlockCache::Create(options);
+  EXPECT_TRUE(Table::Open(std::make_unique<CopyingFile>(bytes, nullptr), read).ok());
+}
+
+// Tables opened with their memory charged and closed as edits replace them,
+// while Get and MultiGet fill the cache and evict: usage never passes
+// capacity at any sample, and every answer is the model's.
+TEST(BlockCacheTest, UsageNeverPassesCapacityWhileChargedTablesOpenAndCloseUnderLookups) {
+  auto cache = NewCache(512 << 10, 2);
+  TableReadOptions read;
+  read.block_cache = cache;
+  read.charge_table_memory_to_cache = true;
+  std::vector<std::vector<testutil::Entry>> entries;
+  std::vector<std::shared_ptr<const std::string>> files;
+  std::vector<std::string> keys;
+  for (uint64_t seed = 0; seed < 3; ++seed) {  // Disjoint keys: i * 3 + seed.
+    entries.push_back(testutil::MakeEntries(3000, seed));
+    files.push_back(
+        std::make_shared<const std::string>(testutil::BuildTable(entries.back(), TableOptions())));
+    for (size_t i = 0; i < entries.back().size(); i += 5) keys.push_back(entries.back()[i].key);
+  }
+  auto expected = [&](const std::string& key) {
+    for (const auto& e : entries) {
+      const LookupResult r = testutil::ModelGet(e, key);
+      if (r.kind != LookupResult::Kind::kNotFound) return r;
+    }
+    return LookupResult();
+  };
+  TableSet set;
+  {
+    VersionEdit initial;
+    for (uint64_t f = 0; f < 3; ++f) {
+      initial.added.push_back({0, f + 1, OpenCopying(files[f], read)});
+    }
+    ASSERT_TRUE(set.Apply(initial).ok());
+  }
+  const uint64_t one_table = cache->stats().reserved_bytes / 3;
+  ASSERT_GT(one_table, 0u);
+  ASSERT_LT(5 * one_table, cache->capacity() / 2);  // Charges fit: the bound is capacity.
+
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> over{0}, samples{0}, wrong{0}, errors{0};
+  auto check = [&](const absl::StatusOr<LookupResult>& got, std::string_view key) {
+    if (!got.ok()) {
+      ++errors;
+    } else if (!testutil::SameAsModel(*got, expected(std::string(key)))) {
+      ++wrong;
+    }
+  };
+  std::thread sampler([&] {
+    while (!stop.load()) {
+      const BlockCacheStats s = cache->stats();
+      if (s.usage_bytes > s.capacity_bytes) ++over;
+      ++samples;
+    }
+  });
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t) {
+    readers.emplace_back([&, t] {
+      std::vector<std::string_view> batch;
+      for (uint64_t i = 0; !stop.load(); ++i) {
+        if (t == 0) {
+          const std::string& k = keys[internal::SplitMix64(i) % keys.size()];
+          check(set.Get(k), k);
+          continue;
+        }
+        batch.clear();
+        for (int j = 0; j < 16; ++j) {
+          batch.push_back(keys[internal::SplitMix64(i * 16 + j + 7) % keys.size()]);
+        }
+        auto results = set.MultiGet(batch);
+        for (size_t j = 0; j < batch.size(); ++j) check(results[j], batch[j]);
+      }
+    });
+  }
+  uint64_t numbers[3] = {1, 2, 3}, next = 4;
+  for (int round = 0; round < 60; ++round) {
+    const size_t f = round % 3;
+    VersionEdit swap;  // The same file opened again: the old open closes.
+    swap.removed.push_back({0, numbers[f]});
+    swap.added.push_back({0, next, OpenCopying(files[f], read)});
+    numbers[f] = next++;
+    ASSERT_TRUE(set.Apply(swap).ok());
+    std::this_thread::yield();
+  }
+  stop = true;
+  for (auto& th : readers) th.join();
+  sampler.join();
+  EXPECT_EQ(over.load(), 0u) << "of " << samples.load() << " samples";
+  EXPECT_EQ(wrong.load(), 0u);
+  EXPECT_EQ(errors.load(), 0u);
+  EXPECT_GT(cache->stats().evictions, 0u);
+  EXPECT_EQ(cache->stats().reserved_bytes, 3 * one_table);  // Closed opens released theirs.
+}
+
+// Room for about two blocks, so every block read evicts one. A Get holds
+// at most one block at a time; a MultiGet holds none across its rounds'
+// reads (its blocks are let go round by round); neither holds any once it
+// returns. Sampled at every read of the tables' files.
+TEST(BlockCacheTest, LookupsHoldNoMoreEvictedBlocksThanTheirBound) {
+  const size_t block_charge = BlockCacheImpl::ChargeOf(*MakeBlock(4096));
+  auto cache = NewCache(2 * block_charge + 512, 0);
+  std::atomic<uint64_t> most_held{0}, reads{0};
+  auto on_read = [&] {
+    const uint64_t held = cache->stats().evicted_held;
+    if (held > most_held.load()) most_held = held;
+    ++reads;
+  };
+  TableOptions no_filter;  // Every file is searched: a key of the oldest takes 3 rounds.
+  no_filter.filter_policy = nullptr;
+  TableReadOptions read;
+  read.block_cache = cache;
+  std::vector<testutil::Entry> oldest;
+  TableSet set;
+  VersionEdit edit;
+  for (uint64_t seed = 0; seed < 3; ++seed) {  // Disjoint keys: i * 3 + seed.
+    const std::vector<testutil::Entry> entries = testutil::MakeEntries(3000, seed);
+    if (seed == 0) oldest = entries;
+    auto bytes = std::make_shared<const std::string>(testutil::BuildTable(entries, no_filter));
+    edit.added.push_back({0, seed + 1, OpenCopying(bytes, read, on_read)});
+  }
+  ASSERT_TRUE(set.Apply(edit).ok());
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < oldest.size(); i += oldest.size() / 24) keys.push_back(oldest[i].key);
+
+  for (const std::string& k : keys) {
+    auto got = set.Get(k);
+    ASSERT_TRUE(got.ok());
+    EXPECT_TRUE(testutil::SameAsModel(*got, testutil::ModelGet(oldest, k)));
+    EXPECT_EQ(cache->stats().evicted_held, 0u);
+  }
+  EXPECT_LE(most_held.load(), 1u);
+
+  most_held = 0;
+  reads = 0;
+  const uint64_t evictions_before = cache->stats().evictions;
+  const std::vector<std::string_view> batch(keys.begin(), keys.end());
+  auto results = set.MultiGet(batch);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_TRUE(results[i].ok());
+    EXPECT_TRUE(testutil::SameAsModel(*results[i], testutil::ModelGet(oldest, keys[i])));
+  }
+  EXPECT_GE(reads.load(), 2 * keys.size());  // The premise: rounds of reads,
+  EXPECT_GE(cache->stats().evictions - evictions_before, keys.size());  // each evicting.
+  EXPECT_EQ(most_held.load(), 0u);
+  EXPECT_EQ(cache->stats().evicted_held, 0u);
 }
 
 // A table read through pread with a cache: the second lookup of a key

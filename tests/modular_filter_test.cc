@@ -18,6 +18,7 @@
 #include "lsmbloom/lookup/lookup.h"
 #include "src/lookup/filter_residency.h"
 #include "tests/lsm_testutil.h"
+#include "tests/storage_testutil.h"
 #include "tests/table_testutil.h"
 
 namespace lsmbloom {
@@ -328,37 +329,95 @@ TEST(ModularFilterTest, TheFilesLookupsReachGetTheModulesAndTheOthersGiveThemUp)
   m.CheckEveryKey();
 }
 
-TEST(ModularFilterTest, LookupsRunningWhileModulesMoveFindEveryKey) {
-  ModularLsm m(CapAboveWhatTablesHold(8000));
-  m.Build();
-  std::vector<std::string> keys;
-  for (const auto& [key, entry] : m.lsm.truth) keys.push_back(key);
-  std::atomic<bool> stop{false};
-  std::atomic<uint64_t> wrong{0};
-  std::vector<std::thread> readers;
-  for (int t = 0; t < 2; ++t) {
-    readers.emplace_back([&, t] {
-      LookupResult r;
-      for (size_t i = t; !stop.load(); i = (i + 7) % keys.size()) {
-        if (!m.lsm.set.Get(keys[i], &r).ok() || r.kind != LookupResult::Kind::kFound) ++wrong;
+// On every SIMD target (a reader binds its kernels when it opens, so each
+// target's tree is built after pinning it). Run under TSan in CI.
+TEST(ModularFilterTest, LookupsRunningWhileModulesMoveFindEveryKeyOnEveryTarget) {
+  for (const std::string& target : AvailableSimdTargets()) {
+    ASSERT_TRUE(PinSimdTarget(target).ok());
+    ModularLsm m(CapAboveWhatTablesHold(8000));
+    m.Build();
+    std::vector<std::string> keys;
+    for (const auto& [key, entry] : m.lsm.truth) keys.push_back(key);
+    std::atomic<bool> stop{false};
+    std::atomic<uint64_t> wrong{0}, lookups{0};
+    std::vector<std::thread> readers;
+    for (int t = 0; t < 2; ++t) {
+      readers.emplace_back([&, t] {
+        LookupResult r;
+        std::vector<std::string_view> batch;
+        for (size_t i = t; !stop.load(); i = (i + 7) % keys.size()) {
+          if (t == 0) {
+            if (!m.lsm.set.Get(keys[i], &r).ok() || r.kind != LookupResult::Kind::kFound) ++wrong;
+          } else {
+            batch.assign({keys[i], keys[(i + 101) % keys.size()], keys[(i + 5003) % keys.size()]});
+            for (const auto& got : m.lsm.set.MultiGet(batch)) {
+              if (!got.ok() || got->kind != LookupResult::Kind::kFound) ++wrong;
+            }
+          }
+          ++lookups;
+        }
+      });
+    }
+    // Lookups of one file's range, then another's, each followed by a
+    // rebalance: modules are read and dropped under the readers. (Each
+    // FalsePositives resets the counters: they are summed per round.)
+    uint64_t moved = 0;
+    for (int round = 0; round < 8; ++round) {
+      m.FalsePositives(round % 4, 500);
+      m.lsm.set.RebalanceFilterMemory();
+      for (const LevelStats& l : m.lsm.set.stats().levels) {
+        moved += l.filter_module_loads + l.filter_module_evictions;
       }
-    });
+    }
+    while (lookups.load() < 1000) std::this_thread::yield();
+    stop = true;
+    for (std::thread& t : readers) t.join();
+    EXPECT_EQ(wrong.load(), 0u) << target;
+    EXPECT_GT(moved, 0u) << target;
   }
-  // Lookups of one file's range, then another's, each followed by a
-  // rebalance: modules are read and dropped under the readers.
-  for (int round = 0; round < 8; ++round) {
-    m.FalsePositives(round % 4, 500);
-    m.lsm.set.RebalanceFilterMemory();
+  ASSERT_TRUE(PinSimdTarget("best").ok());
+}
+
+// A later module of a file damaged on disk (its checksum fails when the
+// residency reads it) or unreadable (the file's read of it fails): the
+// load is counted as an error, the file keeps the modules before it, and
+// every key is still found.
+TEST(ModularFilterTest, AModuleThatFailsToLoadIsCountedAndEveryKeyIsStillFound) {
+  for (bool unreadable : {false, true}) {
+    SCOPED_TRACE(unreadable ? "unreadable" : "damaged");
+    ModularLsm m{LookupOptions()};  // No cap: every module is wanted.
+    m.Build();
+    const LookupStats before = m.lsm.set.stats();
+    ASSERT_EQ(before.levels[1].filter_module_load_errors, 0u);
+    // A fifth file of level 1, past the others' keys, module 3 of 6 bad.
+    std::vector<Entry> entries;
+    for (int i = 0; i < 1000; ++i) {
+      entries.push_back(
+          {testutil::TableKey(500000 + 20 * i), uint64_t{900000} + i, EntryType::kValue, "v"});
+    }
+    std::string bytes = testutil::BuildTable(entries, ModularTableOptions(m.bits));
+    const size_t filter_start = bytes.find(std::string("LSMM", 4));
+    ASSERT_NE(filter_start, std::string::npos);
+    const ModularBloomHeader header =
+        *ParseModularBloomHeader(std::string_view(bytes).substr(filter_start));
+    const uint64_t module3 = filter_start + header.modules[3].offset;
+    if (!unreadable) bytes[module3 + 70] ^= 4;
+    auto wrapped = std::make_unique<testutil::FaultyFile>(NewMemRandomAccessFile(bytes));
+    if (unreadable) wrapped->FailReadsAt(module3);
+    auto table = Table::Open(std::move(wrapped));
+    ASSERT_TRUE(table.ok()) << table.status();
+    ASSERT_TRUE((*table)->filter_status().ok()) << (*table)->filter_status();
+    VersionEdit edit;
+    edit.added.push_back({1, 100, std::shared_ptr<const Table>(std::move(*table))});
+    ASSERT_TRUE(m.lsm.set.Apply(edit).ok());
+    for (const Entry& e : entries) m.lsm.truth[e.key] = e;
+
+    const LookupStats s = m.lsm.set.stats();
+    EXPECT_EQ(s.levels[1].filter_module_load_errors, 1u);
+    // Modules 1 and 2 of the new file held, beside every module of the others.
+    EXPECT_EQ(s.levels[1].filter_modules_held, before.levels[1].filter_modules_held + 3);
+    m.CheckEveryKey();
   }
-  stop = true;
-  for (std::thread& t : readers) t.join();
-  EXPECT_EQ(wrong.load(), 0u);
-  uint64_t loads = 0, evictions = 0;
-  for (const LevelStats& l : m.lsm.set.stats().levels) {
-    loads += l.filter_module_loads;
-    evictions += l.filter_module_evictions;
-  }
-  EXPECT_GT(loads + evictions, 0u);
 }
 
 TEST(ModularFilterTest, AFileNumberGivenToAnotherTableNeverUsesTheOldTablesModules) {

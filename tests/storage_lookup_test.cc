@@ -1,11 +1,16 @@
 // Lookups across tables read from storage: direct reads and pread, with and
 // without a block cache, through Get and both MultiGet read paths, answer
 // as the model; MultiGet reads exactly the blocks the same Gets read; read
-// errors end a lookup naming file and offset, never a wrong answer; and the
-// cache stays correct and within capacity while edits remove tables.
+// errors (of a wrapped file, and a device's on real io_uring completions
+// and preads) end a lookup naming file and offset, never a wrong answer;
+// and the cache stays correct and within capacity while edits remove
+// tables. Cases of direct reads or io_uring skip, saying why, where the
+// machine refuses them.
 
 #include <atomic>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
@@ -17,6 +22,8 @@
 #include "lsmbloom/lookup/filter_budget.h"
 #include "lsmbloom/lookup/lookup.h"
 #include "lsmbloom/table/block_cache.h"
+#include "src/io/batch_read.h"
+#include "src/io/read_faults.h"
 #include "src/util/random.h"
 #include "tests/lsm_testutil.h"
 #include "tests/storage_testutil.h"
@@ -65,6 +72,7 @@ class StorageLsm {
         "storage_" + std::to_string(reinterpret_cast<uintptr_t>(this)) + "_" +
             std::to_string(number) + ".sst",
         testutil::BuildTable(entries, options));
+    paths_[number] = path;
     auto file = OpenPosixFile(path, setup_.access);
     EXPECT_TRUE(file.ok()) << file.status();
     std::unique_ptr<RandomAccessFile> f = std::move(*file);
@@ -89,10 +97,12 @@ class StorageLsm {
   }
 
   TableSet& set() { return set_; }
+  const std::string& path(uint64_t number) { return paths_[number]; }
 
  private:
   StorageSetup setup_;
   TableSet set_;
+  std::map<uint64_t, std::string> paths_;
   std::map<std::string, Entry> truth_;
   uint64_t next_file_ = 1;
 };
@@ -152,17 +162,13 @@ struct Mode {
 
 class StorageLookupTest : public ::testing::TestWithParam<Mode> {
  protected:
+  void SetUp() override {
+    const std::string why = GetParam().direct ? testutil::DirectReadsUnavailable() : "";
+    if (!why.empty()) GTEST_SKIP() << "direct reads unavailable here: " << why;
+  }
   StorageSetup MakeSetup() {
     StorageSetup s;
-    s.access = FileAccess::kPread;
-    if (GetParam().direct) {
-      const std::string why = testutil::DirectReadsUnavailable();
-      if (!why.empty()) {
-        std::printf("direct reads unavailable here (%s): testing pread instead\n", why.c_str());
-      } else {
-        s.access = FileAccess::kDirect;
-      }
-    }
+    s.access = GetParam().direct ? FileAccess::kDirect : FileAccess::kPread;
     if (GetParam().cache) s.cache = *BlockCache::Create(BlockCacheOptions{64 << 10, 1});
     s.lookup.multiget_reads = GetParam().reads;
     return s;
@@ -202,42 +208,49 @@ INSTANTIATE_TEST_SUITE_P(
 // Without a cache every block is read from the file, so the reads a
 // MultiGet makes can be counted against the same Gets': the same blocks,
 // each read once per round however many keys of the round need it.
-TEST(StorageLookupReadsTest, MultiGetReadsExactlyTheBlocksTheSameGetsRead) {
-  for (bool direct : {true, false}) {
-    for (auto reads : {LookupOptions::StorageReads::kInFlight,
-                       LookupOptions::StorageReads::kOneAfterAnother}) {
-      StorageSetup setup;
-      if (direct && testutil::DirectReadsUnavailable().empty()) setup.access = FileAccess::kDirect;
-      setup.lookup.multiget_reads = reads;
-      StorageLsm lsm(setup);
-      Fill(lsm);
-      const std::vector<std::string> probes = Probes();
-      for (const std::string& k : probes) ASSERT_TRUE(lsm.set().Get(k).ok());
-      const LookupStats by_get = lsm.set().stats();
-      lsm.set().ResetStats();
-      ExpectMultiGetsMatchModel(lsm, probes);
-      const LookupStats by_multiget = lsm.set().stats();
-      for (int l = 0; l < kNumLevels; ++l) {
-        const LevelStats& a = by_get.levels[l];
-        const LevelStats& b = by_multiget.levels[l];
-        // A block two keys of one round need is read once for both.
-        EXPECT_EQ(b.file_reads + b.shared_reads, a.file_reads) << "level " << l;
-        EXPECT_LE(b.file_read_bytes, a.file_read_bytes) << "level " << l;
-        EXPECT_EQ(a.shared_reads, 0u) << "Get never shares a read";
-        EXPECT_EQ(b.data_block_reads, a.data_block_reads) << "level " << l;
-        EXPECT_EQ(b.filters_true_positive, a.filters_true_positive) << "level " << l;
-      }
-      EXPECT_GT(by_get.file_reads_per_lookup(), 0.3);
-      uint64_t shared = 0;
-      for (const LevelStats& l : by_multiget.levels) shared += l.shared_reads;
-      EXPECT_GT(shared, 0u) << "neighbouring keys of a batch share their blocks' reads";
+void ExpectMultiGetReadsTheBlocksTheSameGetsRead(FileAccess access) {
+  for (auto reads : {LookupOptions::StorageReads::kInFlight,
+                     LookupOptions::StorageReads::kOneAfterAnother}) {
+    StorageSetup setup;
+    setup.access = access;
+    setup.lookup.multiget_reads = reads;
+    StorageLsm lsm(setup);
+    Fill(lsm);
+    const std::vector<std::string> probes = Probes();
+    for (const std::string& k : probes) ASSERT_TRUE(lsm.set().Get(k).ok());
+    const LookupStats by_get = lsm.set().stats();
+    lsm.set().ResetStats();
+    ExpectMultiGetsMatchModel(lsm, probes);
+    const LookupStats by_multiget = lsm.set().stats();
+    for (int l = 0; l < kNumLevels; ++l) {
+      const LevelStats& a = by_get.levels[l];
+      const LevelStats& b = by_multiget.levels[l];
+      // A block two keys of one round need is read once for both.
+      EXPECT_EQ(b.file_reads + b.shared_reads, a.file_reads) << "level " << l;
+      EXPECT_LE(b.file_read_bytes, a.file_read_bytes) << "level " << l;
+      EXPECT_EQ(a.shared_reads, 0u) << "Get never shares a read";
+      EXPECT_EQ(b.data_block_reads, a.data_block_reads) << "level " << l;
+      EXPECT_EQ(b.filters_true_positive, a.filters_true_positive) << "level " << l;
     }
+    EXPECT_GT(by_get.file_reads_per_lookup(), 0.3);
+    uint64_t shared = 0;
+    for (const LevelStats& l : by_multiget.levels) shared += l.shared_reads;
+    EXPECT_GT(shared, 0u) << "neighbouring keys of a batch share their blocks' reads";
   }
 }
 
+TEST(StorageLookupReadsTest, MultiGetReadsExactlyTheBlocksTheSameGetsReadThroughPread) {
+  ExpectMultiGetReadsTheBlocksTheSameGetsRead(FileAccess::kPread);
+}
+
+TEST(StorageLookupReadsTest, MultiGetReadsExactlyTheBlocksTheSameGetsReadThroughDirectReads) {
+  const std::string why = testutil::DirectReadsUnavailable();
+  if (!why.empty()) GTEST_SKIP() << "direct reads unavailable here: " << why;
+  ExpectMultiGetReadsTheBlocksTheSameGetsRead(FileAccess::kDirect);
+}
+
 TEST(StorageLookupHotKeyTest, AHotKeyIsReadFromTheFileOnceThenFromTheCache) {
-  StorageSetup setup;
-  if (testutil::DirectReadsUnavailable().empty()) setup.access = FileAccess::kDirect;
+  StorageSetup setup;  // pread: what the cache saves is the same for every access.
   setup.cache = *BlockCache::Create(BlockCacheOptions{1 << 20, 0});
   StorageLsm lsm(setup);
   Fill(lsm);
@@ -258,10 +271,12 @@ TEST(StorageLookupHotKeyTest, AHotKeyIsReadFromTheFileOnceThenFromTheCache) {
   EXPECT_DOUBLE_EQ(s.block_cache_hit_rate(), 0.9);
 }
 
-// A read that fails (EIO) or comes back short ends the lookups that need
-// it with an error naming the file and the offset, in Get and in both
-// MultiGet paths; every other key of the batch still answers correctly.
-TEST(StorageLookupFaultTest, ReadErrorsEndOnlyTheirLookupsNamingFileAndOffset) {
+// A file without a descriptor (a wrapper, FaultyFile: both MultiGet
+// settings read it through Read) whose read fails (EIO) or comes back
+// short: the lookups that need it end with an error naming the file and
+// the offset, in Get and MultiGet; every other key of the batch still
+// answers correctly.
+TEST(StorageLookupFaultTest, ReadErrorsOfAWrappedFileEndOnlyTheirLookupsNamingFileAndOffset) {
   for (bool short_read : {false, true}) {
     for (auto reads : {LookupOptions::StorageReads::kInFlight,
                        LookupOptions::StorageReads::kOneAfterAnother}) {
@@ -308,6 +323,131 @@ TEST(StorageLookupFaultTest, ReadErrorsEndOnlyTheirLookupsNamingFileAndOffset) {
     }
   }
 }
+
+// What a failing device answers the kernel's reads reaching into one
+// range: an error, a cancellation, or the bytes before it and then
+// nothing.
+enum class DeviceFault { kEio, kCancelled, kShort };
+
+struct DeviceFaultMode {
+  const char* name;
+  bool direct;
+  LookupOptions::StorageReads reads;
+};
+
+class StorageDeviceFaultTest : public ::testing::TestWithParam<DeviceFaultMode> {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (GetParam().direct) why = testutil::DirectReadsUnavailable();
+    if (!why.empty()) GTEST_SKIP() << "direct reads unavailable here: " << why;
+    if (GetParam().reads == LookupOptions::StorageReads::kInFlight &&
+        !internal::IoUringAvailable(&why)) {
+      GTEST_SKIP() << "io_uring unavailable here (" << why << "): the fallback is tested";
+    }
+  }
+};
+
+// Files read through pread or direct reads, the kernel's answers rewritten
+// where they reach into one data block: Get (pread) and MultiGet (io_uring
+// completions in flight, or preads one after another) end that block's
+// lookups with an error naming the file and offset, never an answer; the
+// other keys of the same batch answer as the model. Then, the faults gone,
+// every key answers again.
+TEST_P(StorageDeviceFaultTest, DeviceFaultsEndOnlyTheirLookupsOnEveryReadPath) {
+  const bool in_flight = GetParam().reads == LookupOptions::StorageReads::kInFlight;
+  for (DeviceFault fault : {DeviceFault::kEio, DeviceFault::kCancelled, DeviceFault::kShort}) {
+    SCOPED_TRACE(static_cast<int>(fault));
+    StorageSetup setup;
+    setup.access = GetParam().direct ? FileAccess::kDirect : FileAccess::kPread;
+    setup.lookup.multiget_reads = GetParam().reads;
+    StorageLsm lsm(setup);
+    std::vector<Entry> entries;
+    for (int i = 0; i < 3000; ++i) {
+      entries.push_back(Put(testutil::TableKey(i), i + 1, std::string(50, 'a' + i % 26)));
+    }
+    lsm.AddFile(1, entries);
+    const std::string bad_key = testutil::TableKey(1234);
+    // The kernel read of bad_key's block: the one read its Get makes.
+    std::vector<internal::KernelRead> seen;
+    {
+      internal::ReadFaults recording;
+      recording.answer = [&](const internal::KernelRead& read, int64_t answer) {
+        seen.push_back(read);
+        return answer;
+      };
+      internal::ScopedReadFaults installed(recording);
+      ASSERT_TRUE(lsm.set().Get(bad_key).ok());
+    }
+    ASSERT_EQ(seen.size(), 1u);
+    const uint64_t from = seen[0].offset, to = seen[0].offset + seen[0].length;
+    std::atomic<uint64_t> uring_answers{0}, faulted{0};
+    internal::ReadFaults device;
+    device.answer = [&](const internal::KernelRead& read, int64_t answer) -> int64_t {
+      uring_answers += read.path == internal::KernelReadPath::kIoUring;
+      if (answer < 0 || read.offset >= to || read.offset + read.length <= from) return answer;
+      ++faulted;
+      if (fault == DeviceFault::kEio) return -EIO;
+      if (fault == DeviceFault::kCancelled) return -ECANCELED;
+      return std::min<int64_t>(answer, std::max<int64_t>(0, int64_t(from) - int64_t(read.offset)));
+    };
+    absl::StatusOr<LookupResult> got;
+    std::vector<absl::StatusOr<LookupResult>> results;
+    const std::vector<std::string> keys = {testutil::TableKey(10), bad_key,
+                                           testutil::TableKey(2999), testutil::TableKey(3500)};
+    {
+      internal::ScopedReadFaults installed(device);
+      got = lsm.set().Get(bad_key);
+      std::vector<std::string_view> views(keys.begin(), keys.end());
+      uring_answers = 0;
+      results = lsm.set().MultiGet(views);
+    }
+    EXPECT_GT(faulted.load(), 0u);
+    ASSERT_FALSE(got.ok()) << "a failed read must not answer";
+    EXPECT_NE(got.status().message().find("level 1 file 1"), std::string_view::npos)
+        << got.status();
+    // The block's offset (a direct read's kernel read starts at the aligned
+    // offset below it).
+    const std::string named = GetParam().direct ? "offset " : "offset " + std::to_string(from);
+    EXPECT_NE(got.status().message().find(named), std::string_view::npos) << got.status();
+    if (fault == DeviceFault::kShort) {
+      EXPECT_EQ(got.status().code(), absl::StatusCode::kDataLoss) << got.status();
+    } else {
+      EXPECT_NE(got.status().message().find(std::strerror(fault == DeviceFault::kEio ? EIO
+                                                                                      : ECANCELED)),
+                std::string_view::npos)
+          << got.status();
+    }
+    ASSERT_EQ(results.size(), keys.size());
+    ASSERT_FALSE(results[1].ok()) << "a failed read must not answer";
+    EXPECT_EQ(results[1].status(), got.status()) << "MultiGet fails as Get does";
+    for (size_t i : {0, 2, 3}) {
+      ASSERT_TRUE(results[i].ok()) << keys[i] << ": " << results[i].status();
+      EXPECT_TRUE(testutil::SameAsModel(*results[i], lsm.Expected(keys[i]))) << keys[i];
+    }
+    // The batch went through io_uring completions, or through preads alone.
+    EXPECT_EQ(uring_answers.load() > 0, in_flight) << uring_answers.load();
+    // The device mended: nothing latched, every key answers.
+    ExpectGetsMatchModel(lsm, keys);
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    auto again = lsm.set().MultiGet(views);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      ASSERT_TRUE(again[i].ok()) << again[i].status();
+      EXPECT_TRUE(testutil::SameAsModel(*again[i], lsm.Expected(keys[i])));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Paths, StorageDeviceFaultTest,
+    ::testing::Values(
+        DeviceFaultMode{"PreadInFlight", false, LookupOptions::StorageReads::kInFlight},
+        DeviceFaultMode{"PreadOneAfterAnother", false,
+                        LookupOptions::StorageReads::kOneAfterAnother},
+        DeviceFaultMode{"DirectInFlight", true, LookupOptions::StorageReads::kInFlight},
+        DeviceFaultMode{"DirectOneAfterAnother", true,
+                        LookupOptions::StorageReads::kOneAfterAnother}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 // Readers look keys up while an editor replaces a file by a copy of itself
 // over and over, so answers never change while tables come and go; the
@@ -379,40 +519,75 @@ TEST(StorageLookupConcurrencyTest, LookupsStayCorrectWhileEditsRemoveTables) {
 }
 
 // The read cost measured on a table's own file feeds the time objective,
-// and the split follows it: where reads are dear (a device), Ribbon's
-// longer probe buys more than it costs in more levels than where a read is
-// a memory access.
+// and the split follows it: read through direct reads (the device) a block
+// costs more than read from the same file mapped (memory), and the split
+// chosen for each measured cost is the cheapest at that cost; where reads
+// are dearer, Ribbon's longer probe buys its lower FPR in no fewer levels.
 TEST(StorageBudgetTest, TheMeasuredReadCostFeedsTheTimeObjectiveAndTheSplitFollowsIt) {
+  const std::string why = testutil::DirectReadsUnavailable();
+  if (!why.empty()) GTEST_SKIP() << "direct reads unavailable here (the device's cost): " << why;
   StorageSetup setup;
-  if (testutil::DirectReadsUnavailable().empty()) setup.access = FileAccess::kDirect;
+  setup.access = FileAccess::kDirect;
   StorageLsm lsm(setup);
   Fill(lsm);
   const std::shared_ptr<const Table> table = lsm.set().files()[2][0].table;
-  absl::StatusOr<double> measured = MeasureFalsePositiveReadNanos(*table, 16);
-  ASSERT_TRUE(measured.ok()) << measured.status();
-  EXPECT_GT(*measured, 0);
-  EXPECT_TRUE(std::isfinite(*measured));
+  absl::StatusOr<double> device = MeasureFalsePositiveReadNanos(*table, 32);
+  ASSERT_TRUE(device.ok()) << device.status();
+  EXPECT_TRUE(std::isfinite(*device));
   EXPECT_EQ(MeasureFalsePositiveReadNanos(*table, 0).status().code(),
             absl::StatusCode::kInvalidArgument);
+  auto mapped_file = OpenPosixFile(lsm.path(lsm.set().files()[2][0].file_number), FileAccess::kMmap);
+  ASSERT_TRUE(mapped_file.ok()) << mapped_file.status();
+  auto mapped = Table::Open(std::move(*mapped_file));
+  ASSERT_TRUE(mapped.ok()) << mapped.status();
+  absl::StatusOr<double> memory = MeasureFalsePositiveReadNanos(**mapped, 32);
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  EXPECT_GT(*memory, 0);
+  EXPECT_GT(*device, *memory) << "a block read from the device costs more than from memory";
+  std::printf("false-positive read: %.0f ns direct, %.0f ns mapped\n", *device, *memory);
 
   // A tree of 4 levels, 10x apart, 10 bits/key on average.
   const std::vector<LevelFilterShape> levels = {
       LevelFilterShape(10000, 4), LevelFilterShape(100000, 1), LevelFilterShape(1000000, 1),
       LevelFilterShape(10000000, 1)};
-  auto ribbon_levels = [&](double read_ns) {
+  auto split_for = [&](double read_ns) {
     FilterBudgetOptions o;
     o.allow_ribbon = true;
     o.objective = FilterObjective::kLookupTime;
     o.false_positive_read_ns = read_ns;
     absl::StatusOr<FilterAllocation> a = AllocateFilterBitsPerKey(levels, 10, o);
     EXPECT_TRUE(a.ok()) << a.status();
+    return a.ok() ? *a : FilterAllocation();
+  };
+  // The objective of `a`'s split where a false-positive read costs read_ns.
+  auto time_ns = [&](const FilterAllocation& a, double read_ns) {
+    const FilterBudgetOptions defaults;
+    double t = 0;
+    for (size_t i = 0; i < levels.size(); ++i) {
+      const LevelFilterAllocation& l = a.levels[i];
+      const double probe = l.kind == FilterKind::kRibbon   ? defaults.ribbon_probe_ns
+                           : l.kind == FilterKind::kNone ? 0
+                                                         : defaults.bloom_probe_ns;
+      t += levels[i].checks * (probe + l.fpr * read_ns);
+    }
+    return t;
+  };
+  auto ribbon_levels = [](const FilterAllocation& a) {
     int n = 0;
-    for (const LevelFilterAllocation& l : a->levels) n += l.kind == FilterKind::kRibbon;
+    for (const LevelFilterAllocation& l : a.levels) n += l.kind == FilterKind::kRibbon;
     return n;
   };
-  const int in_memory = ribbon_levels(225);
-  const int on_a_device = ribbon_levels(std::max(*measured, 60000.0));
-  EXPECT_GT(on_a_device, in_memory);
+  const FilterAllocation on_device = split_for(*device);
+  const FilterAllocation in_memory = split_for(*memory);
+  ASSERT_EQ(on_device.levels.size(), levels.size());
+  ASSERT_EQ(in_memory.levels.size(), levels.size());
+  // Each split is costed at its own measured read, and is the cheaper
+  // there of the two.
+  EXPECT_NEAR(on_device.expected_time_ns, time_ns(on_device, *device), 1e-6 * *device);
+  EXPECT_NEAR(in_memory.expected_time_ns, time_ns(in_memory, *memory), 1e-6 * *device);
+  EXPECT_LE(time_ns(on_device, *device), time_ns(in_memory, *device) * (1 + 1e-9));
+  EXPECT_LE(time_ns(in_memory, *memory), time_ns(on_device, *memory) * (1 + 1e-9));
+  EXPECT_GE(ribbon_levels(on_device), ribbon_levels(in_memory));
 }
 
 }  // namespace

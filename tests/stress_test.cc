@@ -2,10 +2,12 @@
 // compactions and lookups (Get and MultiGet) against an exact model.
 // Compactions rebuild filters from the merged entries (never resize them).
 
+#include <atomic>
 #include <map>
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -36,6 +38,10 @@ class MiniLsm {
     if (r->kind == LookupResult::Kind::kFound) return r->value;
     return std::nullopt;
   }
+
+  // Get through the table set alone (safe beside a writer: the memtable
+  // is the writer's).
+  absl::StatusOr<LookupResult> GetTables(const std::string& k) const { return set_.Get(k); }
 
   // MultiGet through the table set for keys not in the memtable.
   std::vector<absl::StatusOr<LookupResult>> MultiGetTables(
@@ -159,6 +165,70 @@ TEST(StressTest, RandomOperationsMatchAnExactModel) {
   }
   EXPECT_EQ(wrong, 0u) << "of " << checked << " checked answers";
   EXPECT_GT(lsm.compactions, 5);
+}
+
+// Readers look up keys written once and flushed (their value never
+// changes, their file does: flushes and compactions move them between
+// versions) through Get and MultiGet while the writer puts, deletes,
+// flushes and compacts other keys. Run under TSan in CI.
+TEST(StressTest, LookupsOfSettledKeysStayCorrectWhileFlushesAndCompactionsRun) {
+  MiniLsm lsm;
+  const int kSettled = 4000;
+  for (int i = 0; i < kSettled; ++i) lsm.Put(testutil::TableKey(2 * i), "settled" + std::to_string(i));
+  lsm.Flush(100);
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> wrong{0}, errors{0}, lookups{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t) {
+    readers.emplace_back([&, t] {
+      std::mt19937_64 rng(t + 1);
+      std::vector<std::string> keys;
+      std::vector<std::string_view> views;
+      while (!stop.load()) {
+        keys.clear();
+        for (int i = 0; i < 16; ++i) keys.push_back(testutil::TableKey(2 * (rng() % kSettled)));
+        // Unsettled keys too: their answers change, but never fail.
+        keys.push_back(testutil::TableKey(2 * (rng() % kSettled) + 1));
+        views.assign(keys.begin(), keys.end());
+        auto results = lsm.MultiGetTables(views);
+        for (size_t i = 0; i < keys.size(); ++i) {
+          if (!results[i].ok()) {
+            ++errors;
+            continue;
+          }
+          if (i + 1 == keys.size()) continue;
+          const uint64_t id = std::stoull(keys[i].substr(3)) / 2;
+          const std::string want = "settled" + std::to_string(id);
+          wrong += results[i]->kind != LookupResult::Kind::kFound || results[i]->value != want;
+        }
+        const int id = static_cast<int>(rng() % kSettled);
+        const absl::StatusOr<LookupResult> got = lsm.GetTables(testutil::TableKey(2 * id));
+        if (!got.ok()) {
+          ++errors;
+        } else {
+          wrong += got->kind != LookupResult::Kind::kFound ||
+                   got->value != "settled" + std::to_string(id);
+        }
+        ++lookups;
+      }
+    });
+  }
+  std::mt19937_64 rng(7);
+  for (int op = 0; op < 20000; ++op) {
+    const std::string key = testutil::TableKey(2 * (rng() % kSettled) + 1);
+    if (rng() % 4 == 0) {
+      lsm.Put(key, std::nullopt);
+    } else {
+      lsm.Put(key, "v" + std::to_string(op));
+    }
+    if (op % 1000 == 999) lsm.Flush(3);
+  }
+  while (lookups.load() < 200) std::this_thread::yield();
+  stop = true;
+  for (std::thread& t : readers) t.join();
+  EXPECT_EQ(wrong.load(), 0u);
+  EXPECT_EQ(errors.load(), 0u);
+  EXPECT_GE(lsm.compactions, 5);
 }
 
 }  // namespace

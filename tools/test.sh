@@ -2,31 +2,40 @@
 # Runs the tests: the library's (bazel test //...) and the example store's
 # (a separate workspace in examples/kvstore). Installs what is missing first.
 # With --with-sanitizers (what CI runs) also: both suites under ASan+UBSan,
-# the concurrency tests under TSan, each fuzzer for 60 seconds, a quick
+# the concurrency tests under TSan, each fuzzer for 60 seconds (what it finds
+# is kept in /var/tmp/lsmbloom-fuzz-finds for a later commit), a quick
 # smoke run of the benchmark harness, and the CMake build
 # (tools/cmake_check.sh: build, CTest, install, find_package, add_subdirectory
 # and pkg-config consumers).
-# Ends with one line "N passed, N failed" counted from the test cases in
-# Bazel's test.xml files (not from Bazel's per-target summary).
+# Ends with one line "N passed, N failed, N skipped" counted from the test
+# cases in Bazel's test.xml files (not from Bazel's per-target summary), after
+# the list of skipped cases with their reasons.
 set -uo pipefail
 
 usage() {
   cat <<USAGE
-usage: tools/test.sh [--with-sanitizers] [extra bazel test flags]
+usage: tools/test.sh [--with-sanitizers] [--strict-skips] [extra bazel test flags]
 Installs missing Debian packages (tools/setup.sh), runs all tests, prints
-"N passed, N failed" and exits non-zero if any test failed.
+"N passed, N failed, N skipped" and exits non-zero if any test failed.
   --with-sanitizers   also ASan+UBSan, TSan, 60 s of each fuzzer (clang),
                       tools/run_bench.sh --quick into a temporary directory
                       and the CMake stage (tools/cmake_check.sh)
+  --strict-skips      a test skipped for want of io_uring, O_DIRECT or AVX2
+                      fails when this machine has it (always on with CI=true)
+Skipped tests are listed with their reasons and counted apart.
 USAGE
 }
 
 sanitizers=0
+# On CI a test skipped for want of a capability the machine has fails.
+strict_skips=0
+[[ ${CI:-} == true ]] && strict_skips=1
 extra=()
 for arg in "$@"; do
   case "$arg" in
     -h | --help) usage; exit 0 ;;
     --with-sanitizers) sanitizers=1 ;;
+    --strict-skips) strict_skips=1 ;;
     *) extra+=("$arg") ;;
   esac
 done
@@ -37,51 +46,22 @@ tools/setup.sh || exit 1
 
 tally=$(mktemp)
 failures=$(mktemp)  # One line per failed test or stage, repeated at the end.
-trap 'rm -f "$tally" "$failures"' EXIT
+skips=$(mktemp)     # One line per skipped test case, with its reason.
+trap 'rm -f "$tally" "$failures" "$skips"' EXIT
 status=0
+# What the tests could skip for and this machine has (tools/capabilities.py,
+# probed where Bazel's tests write their files).
+capabilities=$(python3 tools/capabilities.py --dir "$(bazel info output_base 2>/dev/null || echo /tmp)")
+echo "== this machine has: ${capabilities:-none of io_uring, o_direct, avx2}" >&2
 
-# count LOG TESTLOGS: adds "passed failed" for one bazel test run to $tally.
+# count LOG TESTLOGS SUITE: adds "passed failed skipped" for one bazel test
+# run to $tally (tools/test_tally.py: skips listed with their reasons, and
+# on CI a skip of a capability this machine has counted as a failure).
 count() {
-  python3 - "$1" "$2" "$3" "$failures" >>"$tally" <<'PY'
-import os, re, sys
-import xml.etree.ElementTree as ET
-
-log, testlogs, suite, failures = sys.argv[1:5]
-named = []
-text = open(log, errors="replace").read()
-bad = set(re.findall(r"^(//\S+)\s+(?:FAILED|TIMEOUT|NO STATUS|FLAKY|INCOMPLETE)", text, re.M))
-built_badly = set(re.findall(r"^(//\S+)\s+FAILED TO BUILD", text, re.M))
-ran = set(re.findall(r"^(//\S+)\s+(?:\(cached\)\s+)?(?:PASSED|FAILED|TIMEOUT|FLAKY)", text, re.M))
-passed = failed = 0
-for target in sorted(ran - built_badly):
-    # "//:t" has an empty package: joining "/t" would discard testlogs.
-    package, _, name = target[2:].partition(":")
-    path = os.path.join(testlogs, package, name, "test.xml")
-    cases = fails = 0
-    try:
-        for case in ET.parse(path).getroot().iter("testcase"):
-            if case.get("status") == "notrun":
-                continue
-            cases += 1
-            if case.find("failure") is not None or case.find("error") is not None:
-                fails += 1
-    except (OSError, ET.ParseError):
-        pass
-    if target in bad and fails == 0:
-        fails, cases = 1, max(cases, 1)  # Crashed or timed out before reporting.
-    if fails or target in bad:
-        named.append(f"{suite}: {target} ({os.path.join(testlogs, package, name, 'test.log')})")
-    passed += cases - fails
-    failed += fails
-failed += len(built_badly)
-named += [f"{suite}: {t} failed to build" for t in sorted(built_badly)]
-if not ran and not built_badly and "ERROR:" in text:
-    failed += 1  # Bazel itself failed before any test.
-    named.append(f"{suite}: bazel failed before running a test")
-with open(failures, "a") as out:
-    out.writelines(line + "\n" for line in named)
-print(passed, failed)
-PY
+  local strict=()
+  ((strict_skips)) && strict=(--strict)
+  python3 tools/test_tally.py "$1" "$2" --suite "$3" --failures "$failures" \
+    --skips "$skips" --has "$capabilities" "${strict[@]}" >>"$tally"
 }
 
 # run_suite DIR [OUTPUT_BASE --] TEST_ARGS...: one bazel test run, counted.
@@ -131,6 +111,7 @@ if ((sanitizers)); then
     //tests:storage_lookup_test //tests:block_cache_test //tests:batch_read_test \
     //tests:modular_filter_test
   fuzz_base="$cache/lsmbloom-fuzz"
+  fuzz_finds=${LSMBLOOM_FUZZ_FINDS:-/var/tmp/lsmbloom-fuzz-finds}
   # Every fuzz_target of tests/fuzz/BUILD (//tests:fuzz_stage_test checks).
   fuzz_targets=(filter_reader table roundtrip ribbon_reader ribbon_builder modular_reader)
   fuzzers=()
@@ -145,12 +126,12 @@ if ((sanitizers)); then
           -report_slow_units=1000000 -artifact_prefix="$root/tests/fuzz/corpus/$target/" \
           "$work" >&2 2>"$work.log"; then
         tail -n 3 "$work.log" >&2
-        echo "1 0" >>"$tally"
+        echo "1 0 0" >>"$tally"
       else
         tail -n 30 "$work.log" >&2
         echo "fuzzer $target found a failure; the input is tests/fuzz/corpus/$target/crash-* (or timeout-*, oom-*, leak-*):" \
           "commit it with the fix and //tests/fuzz:${target}_corpus_test replays it" >&2
-        echo "0 1" >>"$tally"
+        echo "0 1 0" >>"$tally"
         status=1
         # CI may keep only the end of this output: name the failure there,
         # with the input itself (base64) so it can be replayed from the log.
@@ -163,10 +144,21 @@ if ((sanitizers)); then
           done
         } >>"$failures"
       fi
+      # What the run found is kept for a later commit to merge into the
+      # seeds (tools/fuzz_corpus_merge.sh): the checkout is a clean clone
+      # on CI, the finds directory outlives it on the machine.
+      finds="$fuzz_finds/$target"
+      mkdir -p "$finds"
+      new_inputs=0
+      for input in "$work"/*; do
+        [[ -f $input && ! -e "tests/fuzz/corpus/$target/${input##*/}" ]] || continue
+        cp -n "$input" "$finds/" && new_inputs=$((new_inputs + 1))
+      done
+      echo "fuzzer $target: $new_inputs new inputs kept in $finds" >&2
       rm -rf "$work" "$work.log"
     done
   else
-    echo "0 1" >>"$tally"
+    echo "0 1 0" >>"$tally"
     echo "fuzzers: the build failed" >>"$failures"
     status=1
   fi
@@ -181,12 +173,12 @@ if ((sanitizers)); then
   if tools/run_bench.sh --quick --out "$bench_out" >"$bench_out.log" 2>&1 &&
       [[ -s "$bench_out/REPORT.md" ]]; then
     echo "benchmark smoke run: every binary ran, report rendered" >&2
-    echo "1 0" >>"$tally"
+    echo "1 0 0" >>"$tally"
   else
     tail -n 40 "$bench_out.log" >&2
     echo "the benchmark smoke run failed" >&2
     echo "benchmark smoke run: $(tail -n 1 "$bench_out.log")" >>"$failures"
-    echo "0 1" >>"$tally"
+    echo "0 1 0" >>"$tally"
     status=1
   fi
   rm -rf "$bench_out" "$bench_out.log"
@@ -198,9 +190,13 @@ if ((sanitizers)); then
   tools/cmake_check.sh --tally "$tally" --failures "$failures" || status=1
 fi
 
+if [[ -s $skips ]]; then
+  echo "== what was skipped, and why"
+  cat "$skips"
+fi
 if [[ -s $failures ]]; then
   echo "== what failed"
   cat "$failures"
 fi
-awk '{p += $1; f += $2} END {printf "%d passed, %d failed\n", p, f}' "$tally"
+awk '{p += $1; f += $2; s += $3} END {printf "%d passed, %d failed, %d skipped\n", p, f, s}' "$tally"
 exit $status

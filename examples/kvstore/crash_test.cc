@@ -1,29 +1,42 @@
 // Kill -9 at chosen points: a child process writes in a loop and reports
 // each write on a pipe once the store has acknowledged it; the parent picks
-// a count N for each round (seeded), kills the child as soon as it has read
-// the N-th acknowledgement (the child goes on writing meanwhile, so the kill
-// lands inside whatever the child does next), reopens the store and checks
-// that every
+// a count N for each round (seeded), kills the child once it has read the
+// N-th acknowledgement, reopens the store and checks that every
 // acknowledged write is there, that every value present is whole (values
 // are derived from their keys, so a damaged or mixed-up one shows), that
 // unacknowledged writes are at most the one in flight per kill, and that
-// the MANIFEST and every table it lists read back intact. The kills land
-// in log appends, flushes and compactions alike (the memtable is small).
+// the MANIFEST and every table it lists read back intact.
+//
+// Where the kills land is measured, not hoped for: the child's store tells
+// a word of shared memory what it is doing (StoreOptions::on_stage), which
+// the parent reads once the child is dead. One round in four kills as soon
+// as N is reached (wherever the child then is); in the others, the parent
+// then stops the child (SIGSTOP) at random moments until it is stopped
+// appending to the log, flushing or compacting, and kills it there. Each
+// of the three must be where some kill landed.
 // The kill waits for the child's progress, not for a time: on a loaded
 // machine (or under a sanitizer) a slow child is killed later, at the same
-// count, so what the test proves does not depend on the machine.
+// point, so what the test proves does not depend on the machine.
+//
+// A kill keeps the page cache, so this cannot tell the sync policies
+// apart: power_failure_test does.
 //
 // KVSTORE_CRASH_ROUNDS sets the number of kills (default 30, a few
 // seconds).
 
 #include <errno.h>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <map>
 #include <filesystem>
 #include <random>
 #include <set>
@@ -52,6 +65,31 @@ std::string ValueFor(std::string_view key) {
   return absl::StrCat(value, ":", absl::Hex(h));
 }
 
+// What the child's store is doing, in memory it shares with the parent.
+using SharedStage = std::atomic<int>;
+static_assert(SharedStage::is_always_lock_free, "shared across processes");
+
+SharedStage* NewSharedStage() {
+  void* memory = mmap(nullptr, sizeof(SharedStage), PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) return nullptr;
+  return new (memory) SharedStage(static_cast<int>(StoreStage::kIdle));
+}
+
+const char* StageName(StoreStage stage) {
+  switch (stage) {
+    case StoreStage::kIdle:
+      return "idle";
+    case StoreStage::kLogAppend:
+      return "log append";
+    case StoreStage::kFlush:
+      return "flush";
+    case StoreStage::kCompaction:
+      return "compaction";
+  }
+  return "?";
+}
+
 StoreOptions CrashOptions(WalSync::Mode mode) {
   StoreOptions options;
   options.wal_sync.mode = mode;
@@ -66,10 +104,13 @@ StoreOptions CrashOptions(WalSync::Mode mode) {
 }
 
 // The child: opens the store and writes keys "r<round>-<i>" until killed,
-// writing each key to `ack_fd` once Put has returned OK.
+// writing each key to `ack_fd` once Put has returned OK, and its store's
+// stage to `stage`.
 [[noreturn]] void WriteUntilKilled(const std::string& dir, int round, WalSync::Mode mode,
-                                   int ack_fd) {
-  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(dir, CrashOptions(mode));
+                                   int ack_fd, SharedStage* stage) {
+  StoreOptions options = CrashOptions(mode);
+  options.on_stage = [stage](StoreStage s) { stage->store(static_cast<int>(s)); };
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(dir, options);
   if (!store.ok()) {
     std::fprintf(stderr, "child: %s\n", std::string(store.status().message()).c_str());
     _exit(3);
@@ -118,23 +159,66 @@ void ExpectTablesIntact(const Store& store) {
 // still grows through flushes and compactions (some 200 bytes a write).
 size_t MaxWritesPerRound(WalSync::Mode mode) { return mode == WalSync::Mode::kAlways ? 40 : 200; }
 
+// Reads what is in the pipe now, without waiting; false once the child
+// has closed it (it is gone).
+bool DrainAcks(int fd, std::string* acks) {
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n > 0) {
+      acks->append(buffer, n);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      return n < 0 && errno == EAGAIN;
+    }
+  }
+}
+
+// Stops the child (SIGSTOP) at moments drawn at random until it is
+// stopped in `target`, and leaves it stopped there, so that the kill lands
+// inside that stage and nowhere else. Each try samples where the child
+// spends its time, without a busy loop taking the CPU the child needs.
+// Gives up (the child runs on) after a minute or if the child is gone; the
+// count of where kills landed then shows it.
+void StopChildIn(pid_t child, int pipe_fd, StoreStage target, const SharedStage& stage,
+                 std::mt19937_64& rng, std::string* acks) {
+  fcntl(pipe_fd, F_SETFL, fcntl(pipe_fd, F_GETFL) | O_NONBLOCK);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (std::chrono::steady_clock::now() < deadline) {
+    // The child blocks once the pipe is full: keep it empty.
+    if (!DrainAcks(pipe_fd, acks)) return;
+    usleep(static_cast<useconds_t>(rng() % 200));
+    kill(child, SIGSTOP);
+    int status = 0;
+    if (waitpid(child, &status, WUNTRACED) != child || !WIFSTOPPED(status)) return;
+    if (stage.load() == static_cast<int>(target)) return;
+    kill(child, SIGCONT);
+  }
+}
+
 void RunKills(const std::string& dir, WalSync::Mode mode, int rounds, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::set<std::string> acked;
   int kills_mid_write = 0;
+  std::map<StoreStage, int> landed;
+  SharedStage* stage = NewSharedStage();
+  ASSERT_NE(stage, nullptr);
   for (int round = 0; round < rounds; ++round) {
+    stage->store(static_cast<int>(StoreStage::kIdle));
     int pipe_fds[2];
     ASSERT_EQ(pipe(pipe_fds), 0);
     const pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
       close(pipe_fds[0]);
-      WriteUntilKilled(dir, round, mode, pipe_fds[1]);
+      WriteUntilKilled(dir, round, mode, pipe_fds[1], stage);
     }
     close(pipe_fds[1]);
     // The kill point: after the N-th acknowledged write of this round, so
     // kills land before a flush as well as during and after flushes and
-    // compactions.
+    // compactions; then, in three rounds of four, once the child is in a
+    // given stage.
     const size_t kill_after = 1 + rng() % MaxWritesPerRound(mode);
     std::string acks;
     char buffer[4096];
@@ -147,11 +231,18 @@ void RunKills(const std::string& dir, WalSync::Mode mode, int rounds, uint64_t s
       acks.append(buffer, n);
       lines += std::count(buffer, buffer + n, '\n');
     }
+    static constexpr StoreStage kTargets[] = {StoreStage::kLogAppend, StoreStage::kFlush,
+                                              StoreStage::kCompaction};
+    if (round % 4 != 0 && lines >= kill_after) {
+      StopChildIn(child, pipe_fds[0], kTargets[round % 4 - 1], *stage, rng, &acks);
+    }
     ASSERT_EQ(kill(child, SIGKILL), 0);
     int status = 0;
     ASSERT_EQ(waitpid(child, &status, 0), child);
     ASSERT_TRUE(WIFSIGNALED(status))
         << "child exited on its own with status " << WEXITSTATUS(status);
+    ++landed[static_cast<StoreStage>(stage->load())];
+    fcntl(pipe_fds[0], F_SETFL, fcntl(pipe_fds[0], F_GETFL) & ~O_NONBLOCK);
     // Acknowledgements written between the N-th and the kill.
     while ((n = read(pipe_fds[0], buffer, sizeof(buffer))) > 0) acks.append(buffer, n);
     close(pipe_fds[0]);
@@ -187,9 +278,17 @@ void RunKills(const std::string& dir, WalSync::Mode mode, int rounds, uint64_t s
       ASSERT_TRUE((*store)->Close().ok());
     }
   }
-  std::fprintf(stderr, "%d kills, %zu acknowledged writes, %d torn log tails\n", rounds,
-               acked.size(), kills_mid_write);
+  std::fprintf(stderr, "%d kills, %zu acknowledged writes, %d torn log tails; kills landed in:",
+               rounds, acked.size(), kills_mid_write);
+  for (const auto& [where, count] : landed) std::fprintf(stderr, " %s %d,", StageName(where), count);
+  std::fprintf(stderr, "\n");
   EXPECT_GT(acked.size(), static_cast<size_t>(rounds));
+  if (rounds >= 4) {
+    for (StoreStage where :
+         {StoreStage::kLogAppend, StoreStage::kFlush, StoreStage::kCompaction}) {
+      EXPECT_GT(landed[where], 0) << "no kill landed in a " << StageName(where);
+    }
+  }
 }
 
 int Rounds() {

@@ -8,9 +8,22 @@
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
-#include "lsmbloom/io/file.h"
 
 namespace kvstore {
+namespace {
+
+class PosixFileLock : public FileLock {
+ public:
+  explicit PosixFileLock(int fd) : fd_(fd) {}
+  ~PosixFileLock() override {
+    if (fd_ >= 0) ::close(fd_);
+  }  // Closing releases the flock.
+
+ private:
+  int fd_;  // -1: no lock held.
+};
+
+}  // namespace
 
 absl::Status PosixError(const std::string& context, int error) {
   return absl::ErrnoToStatus(error, context);
@@ -27,7 +40,17 @@ absl::Status EnsureDir(const std::string& dir, bool create) {
   if (::mkdir(dir.c_str(), 0755) != 0) {
     return PosixError(absl::StrCat("cannot create ", dir), errno);
   }
-  return absl::OkStatus();
+  return SyncDir(DirName(dir));
+}
+
+std::string DirName(const std::string& path) {
+  if (path.empty()) return ".";
+  const size_t end = path.find_last_not_of('/');  // "a/b/" names a/b.
+  if (end == std::string::npos) return "/";
+  const size_t slash = path.rfind('/', end);
+  if (slash == std::string::npos) return ".";
+  const size_t last = path.find_last_not_of('/', slash);
+  return last == std::string::npos ? "/" : path.substr(0, last + 1);
 }
 
 bool FileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
@@ -65,20 +88,6 @@ absl::Status TruncateFile(const std::string& path, uint64_t size) {
   return s;
 }
 
-absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<lsmbloom::RandomAccessFile>> file = lsmbloom::OpenPosixFile(path);
-  if (!file.ok()) return file.status();
-  const uint64_t size = (*file)->Size();
-  std::string scratch(size, '\0');
-  std::string_view read;  // Into scratch, or the file's own mapped bytes.
-  absl::Status s = (*file)->Read(0, size, scratch.data(), &read);
-  if (!s.ok()) return s;
-  if (read.size() != size) {
-    return absl::DataLossError(absl::StrCat(path, ": short read"));
-  }
-  return read.data() == scratch.data() ? scratch : std::string(read);
-}
-
 absl::Status SyncDir(const std::string& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return PosixError(dir, errno);
@@ -100,14 +109,14 @@ absl::StatusOr<std::unique_ptr<FileLock>> FileLock::Acquire(const std::string& p
     }
     return PosixError(absl::StrCat("flock ", path), error);
   }
-  return std::unique_ptr<FileLock>(new FileLock(fd));
+  return std::unique_ptr<FileLock>(new PosixFileLock(fd));
 }
 
 absl::StatusOr<std::unique_ptr<FileLock>> FileLock::AcquireShared(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT || errno == EACCES || errno == EROFS) {
-      return std::unique_ptr<FileLock>(new FileLock(-1));
+      return std::unique_ptr<FileLock>(new PosixFileLock(-1));
     }
     return PosixError(path, errno);
   }
@@ -120,11 +129,7 @@ absl::StatusOr<std::unique_ptr<FileLock>> FileLock::AcquireShared(const std::str
     }
     return PosixError(absl::StrCat("flock ", path), error);
   }
-  return std::unique_ptr<FileLock>(new FileLock(fd));
+  return std::unique_ptr<FileLock>(new PosixFileLock(fd));
 }
-
-FileLock::~FileLock() {
-  if (fd_ >= 0) ::close(fd_);
-}  // Closing releases the flock.
 
 }  // namespace kvstore

@@ -19,8 +19,12 @@ namespace kvstore {
 absl::Status PosixError(const std::string& context, int error);
 
 // OK if `dir` is a directory. If it does not exist, creates it when
-// `create`, else NotFound. InvalidArgument if it is something else.
+// `create` (and syncs its parent, so that the new directory survives a
+// crash), else NotFound. InvalidArgument if it is something else.
 absl::Status EnsureDir(const std::string& dir, bool create);
+
+// The directory that holds `path`: "." if it names none, "/" for the root.
+std::string DirName(const std::string& path);
 
 bool FileExists(const std::string& path);
 
@@ -32,8 +36,6 @@ absl::Status RemoveFile(const std::string& path);
 // Cuts `path` to its first `size` bytes, durably.
 absl::Status TruncateFile(const std::string& path, uint64_t size);
 
-absl::StatusOr<std::string> ReadFileToString(const std::string& path);
-
 // Makes the creations, renames and removals of entries in `dir` durable: a
 // file renamed into place is not safe from a crash until its directory is
 // synced too.
@@ -44,19 +46,18 @@ absl::Status SyncDir(const std::string& dir);
 // taken by another process or by this one through another FileLock.
 class FileLock {
  public:
+  virtual ~FileLock() = default;
   // Creates `path` if needed. Unavailable if someone else holds the lock.
   static absl::StatusOr<std::unique_ptr<FileLock>> Acquire(const std::string& path);
   // A shared lock, for readers: Unavailable if someone holds the exclusive
   // one. Creates nothing: when `path` is missing or cannot be opened (a
   // read-only directory, where no writer can be at work), it holds no lock.
   static absl::StatusOr<std::unique_ptr<FileLock>> AcquireShared(const std::string& path);
-  ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
 
- private:
-  explicit FileLock(int fd) : fd_(fd) {}
-  int fd_;  // -1: no lock held.
+ protected:
+  FileLock() = default;  // For other file systems' locks (env.h).
 };
 
 }  // namespace kvstore

@@ -5,8 +5,6 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "file_util.h"
-#include "lsmbloom/io/file.h"
 #include "lsmbloom/lookup/lookup.h"
 
 namespace kvstore {
@@ -141,22 +139,20 @@ absl::StatusOr<Manifest> DecodeManifest(std::string_view text) {
   return manifest;
 }
 
-absl::StatusOr<Manifest> ReadManifest(const std::string& dir) {
-  absl::StatusOr<std::string> text = ReadFileToString(ManifestPath(dir));
+absl::StatusOr<Manifest> ReadManifest(const std::string& dir, Env* env) {
+  absl::StatusOr<std::string> text = ReadFileToString(env, ManifestPath(dir));
   if (!text.ok()) return text.status();
   return DecodeManifest(*text);
 }
 
-absl::Status WriteManifest(const std::string& dir, const Manifest& manifest) {
-  // lsmbloom's POSIX writer is the atomic part: it writes MANIFEST.tmp and
-  // Close() syncs it and renames it over MANIFEST.
+absl::Status WriteManifest(const std::string& dir, const Manifest& manifest, Env* env) {
+  // The atomic file writes MANIFEST.tmp, and Close() syncs it, renames it
+  // over MANIFEST and syncs the directory.
   absl::StatusOr<std::unique_ptr<lsmbloom::WritableFile>> file =
-      lsmbloom::NewPosixWritableFile(ManifestPath(dir));
+      NewAtomicFile(env, ManifestPath(dir));
   if (!file.ok()) return file.status();
   absl::Status s = (*file)->Append(EncodeManifest(manifest));
   if (s.ok()) s = (*file)->Close();
-  // The rename is durable only once the directory is.
-  if (s.ok()) s = SyncDir(dir);
   return s;
 }
 

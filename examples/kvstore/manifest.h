@@ -37,6 +37,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "env.h"
 
 namespace kvstore {
 
@@ -77,10 +78,11 @@ std::string EncodeManifest(const Manifest& manifest);
 absl::StatusOr<Manifest> DecodeManifest(std::string_view text);
 
 // Reads dir/MANIFEST; NotFound if there is none.
-absl::StatusOr<Manifest> ReadManifest(const std::string& dir);
+absl::StatusOr<Manifest> ReadManifest(const std::string& dir, Env* env = Env::Default());
 
 // Replaces dir/MANIFEST atomically and durably.
-absl::Status WriteManifest(const std::string& dir, const Manifest& manifest);
+absl::Status WriteManifest(const std::string& dir, const Manifest& manifest,
+                           Env* env = Env::Default());
 
 std::string ManifestPath(const std::string& dir);
 

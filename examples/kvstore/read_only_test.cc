@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "file_util.h"
 #include "gtest/gtest.h"
+#include "env.h"
 #include "store.h"
 #include "test_util.h"
 
@@ -23,7 +24,7 @@ using testing::Key;
 std::map<std::string, std::string> Snapshot(const std::string& dir) {
   std::map<std::string, std::string> files;
   for (const auto& e : fs::directory_iterator(dir)) {
-    absl::StatusOr<std::string> contents = ReadFileToString(e.path().string());
+    absl::StatusOr<std::string> contents = ReadFileToString(Env::Default(), e.path().string());
     EXPECT_TRUE(contents.ok()) << contents.status();
     files[e.path().filename().string()] = contents.ok() ? *contents : "";
   }

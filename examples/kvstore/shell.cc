@@ -183,9 +183,14 @@ class Shell {
     for (size_t level = 0; level < levels.size(); ++level) {
       if (!levels[level].empty()) absl::StrAppend(&files, " L", level, "=", levels[level].size());
     }
-    Reply(absl::StrFormat("OK last_sequence=%d memtable_entries=%d memtable_bytes=%d files:%s",
+    // Last, as it is free text: why writes are refused, if they are.
+    const absl::Status write_error = store_.write_error();
+    Reply(absl::StrFormat("OK last_sequence=%d memtable_entries=%d memtable_bytes=%d files:%s%s",
                           store_.last_sequence(), store_.memtable_entries(),
-                          store_.memtable_bytes(), files.empty() ? " none" : files));
+                          store_.memtable_bytes(), files.empty() ? " none" : files,
+                          write_error.ok() ? ""
+                                           : absl::StrCat(" write_error=",
+                                                          OneLine(std::string(write_error.message())))));
   }
 
   Store& store_;

@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 
+#include "fault_injection_env.h"
 #include "gtest/gtest.h"
 #include "load.h"
 
@@ -55,6 +56,33 @@ class ShellTest : public ::testing::Test {
   std::string base_;
   std::unique_ptr<Store> store_;
 };
+
+// A failed log sync fails the put, and stats says why writes are refused.
+TEST(ShellSyncErrorTest, StatsReportsWhyWritesAreRefused) {
+  FaultInjectionEnv env;
+  StoreOptions options;
+  options.env = &env;
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open("/db", options);
+  ASSERT_TRUE(store.ok()) << store.status();
+  env.FailNextSync(".log");
+  const std::string input = "put k v\nstats\n";
+  std::FILE* in = fmemopen(const_cast<char*>(input.data()), input.size(), "r");
+  char* out_buffer = nullptr;
+  size_t out_size = 0;
+  std::FILE* out = open_memstream(&out_buffer, &out_size);
+  RunShell(**store, in, out);
+  std::fclose(in);
+  std::fclose(out);
+  const std::string answer(out_buffer, out_size);
+  std::free(out_buffer);
+  EXPECT_EQ(answer.rfind("ERROR ", 0), 0u) << answer;
+  EXPECT_NE(answer.find("\nOK last_sequence=0 memtable_entries=0 memtable_bytes=0 files: none "
+                        "write_error=write-ahead log failed; reopen the store: syncing the "
+                        "write-ahead log failed"),
+            std::string::npos)
+      << answer;
+  EXPECT_NE(answer.find("fdatasync /db/"), std::string::npos) << answer;
+}
 
 TEST_F(ShellTest, AnswersEachCommandOnOneLine) {
   EXPECT_EQ(Run("put a 1\n"

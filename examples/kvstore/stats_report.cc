@@ -21,6 +21,9 @@ absl::Status PrintStats(Store& store, std::FILE* out) {
   const auto levels = store.files();
   std::fprintf(out, "store %s: last sequence %llu, memtable %zu entries\n\n", store.dir().c_str(),
                static_cast<unsigned long long>(store.last_sequence()), store.memtable_entries());
+  if (const absl::Status error = store.write_error(); !error.ok()) {
+    std::fprintf(out, "writes refused: %s\n\n", std::string(error.message()).c_str());
+  }
   // bits/entry: filter memory (headers included) per table entry; the
   // filters' own bits per distinct key are in the table of counters below.
   std::fprintf(out, "%-6s %6s %12s %11s %10s %11s %10s\n", "level", "files", "entries", "tombstones",

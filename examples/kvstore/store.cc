@@ -56,16 +56,16 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& dir,
   absl::Status s = ValidateBlockedBloomOptions(options);
   if (!s.ok()) return s;
   if (dir.empty()) return absl::InvalidArgumentError("no store directory given");
-  s = EnsureDir(dir, options.create_if_missing && !options.read_only);
+  Env* const env = options.env != nullptr ? options.env : Env::Default();
+  s = env->EnsureDir(dir, options.create_if_missing && !options.read_only);
   if (!s.ok()) return s;
   // Checked before taking the lock, so that looking for a store in a
   // directory that has none leaves nothing behind there.
-  if ((!options.create_if_missing || options.read_only) && !FileExists(ManifestPath(dir))) {
+  if ((!options.create_if_missing || options.read_only) && !env->FileExists(ManifestPath(dir))) {
     return absl::NotFoundError(absl::StrCat(dir, ": no store here (no MANIFEST)"));
   }
-  absl::StatusOr<std::unique_ptr<FileLock>> lock = options.read_only
-                                                       ? FileLock::AcquireShared(dir + "/LOCK")
-                                                       : FileLock::Acquire(dir + "/LOCK");
+  absl::StatusOr<std::unique_ptr<FileLock>> lock =
+      env->LockFile(dir + "/LOCK", /*shared=*/options.read_only);
   if (!lock.ok()) return lock.status();
   std::unique_ptr<Store> store(new Store(dir, options, std::move(*lock)));
   s = store->Recover();
@@ -76,6 +76,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& dir,
 Store::Store(std::string dir, const StoreOptions& options, std::unique_ptr<FileLock> lock)
     : dir_(std::move(dir)),
       options_(options),
+      env_(options.env != nullptr ? options.env : Env::Default()),
       lock_(std::move(lock)),
       tables_(options.lookup_options) {}
 
@@ -109,7 +110,7 @@ absl::Status Store::Delete(std::string_view key) {
 absl::Status Store::Write(WriteBatch& batch) {
   absl::Status s = CheckWritable();
   if (!s.ok()) return s;
-  if (!log_error_.ok()) return log_error_;
+  if (!write_error_.ok()) return write_error_;
   if (batch.empty()) return absl::OkStatus();
   // One rule for every way in (command line, shell, load): keys are never
   // empty; values may be.
@@ -122,13 +123,17 @@ absl::Status Store::Write(WriteBatch& batch) {
     return absl::ResourceExhaustedError("sequence numbers exhausted");
   }
   batch.set_sequence(last_sequence_ + 1);
-  s = wal_->Append(batch.contents());
+  {
+    StageScope stage(this, StoreStage::kLogAppend);
+    s = wal_->Append(batch.contents());
+  }
   if (!s.ok()) {
     // Part of the record may be in the log, and a record appended after
     // it would make that damage in the middle: no more writes to this log.
-    log_error_ = absl::Status(
+    // After a failed sync, records before this one may be lost too.
+    write_error_ = absl::Status(
         s.code(), absl::StrCat("write-ahead log failed; reopen the store: ", s.message()));
-    return s;
+    return write_error_;
   }
   s = batch.ForEach(
       [&](uint64_t sequence, EntryType type, std::string_view key, std::string_view value) {
@@ -139,6 +144,14 @@ absl::Status Store::Write(WriteBatch& batch) {
   last_sequence_ += batch.count();
   if (mem_.ApproximateBytes() >= options_.memtable_max_bytes) return Flush();
   return absl::OkStatus();
+}
+
+absl::Status Store::write_error() const {
+  if (!write_error_.ok() || wal_ == nullptr) return write_error_;
+  absl::Status s = wal_->sync_error();
+  if (s.ok()) return s;
+  return absl::Status(s.code(),
+                      absl::StrCat("write-ahead log failed; reopen the store: ", s.message()));
 }
 
 absl::StatusOr<std::optional<std::string>> Store::Get(std::string_view key) const {
@@ -237,7 +250,7 @@ absl::StatusOr<Store::NewTable> Store::StartTable(const lsmbloom::TableOptions& 
   NewTable table;
   table.number = next_file_number_++;
   absl::StatusOr<std::unique_ptr<lsmbloom::WritableFile>> file =
-      lsmbloom::NewPosixWritableFile(TableFileName(dir_, table.number));
+      NewAtomicFile(env_, TableFileName(dir_, table.number));
   if (!file.ok()) return file.status();
   table.builder = std::make_unique<lsmbloom::TableBuilder>(options, *std::move(file));
   return table;
@@ -248,13 +261,13 @@ absl::StatusOr<TableFile> Store::FinishTable(int level, NewTable table) {
   table.builder.reset();
   if (!s.ok()) return s;
   absl::StatusOr<TableFile> file = OpenTable(level, table.number);
-  if (!file.ok()) RemoveFile(TableFileName(dir_, table.number)).IgnoreError();
+  if (!file.ok()) env_->RemoveFile(TableFileName(dir_, table.number)).IgnoreError();
   return file;
 }
 
 absl::StatusOr<TableFile> Store::OpenTable(int level, uint64_t number) const {
   absl::StatusOr<std::unique_ptr<lsmbloom::RandomAccessFile>> file =
-      lsmbloom::OpenPosixFile(TableFileName(dir_, number), options_.direct_reads
+      env_->NewRandomAccessFile(TableFileName(dir_, number), options_.direct_reads
                                                                ? lsmbloom::FileAccess::kDirect
                                                            : options_.use_mmap
                                                                ? lsmbloom::FileAccess::kMmap
@@ -290,7 +303,7 @@ absl::Status Store::Install(const std::vector<TableFile>& removed,
   }
   // New files must be durable under their names before a MANIFEST names
   // them.
-  absl::Status s = SyncDir(dir_);
+  absl::Status s = env_->SyncDir(dir_);
   if (s.ok()) s = tables_.Apply(edit);
   if (!s.ok()) return s;
   s = SaveManifest();
@@ -298,6 +311,14 @@ absl::Status Store::Install(const std::vector<TableFile>& removed,
     // Lookups keep seeing what the MANIFEST said before. Undoing an edit
     // that just applied cannot fail.
     tables_.Apply(undo).IgnoreError();
+    // But the new MANIFEST may be the one on disk (its rename done, the
+    // directory sync failed), naming a log that writes no longer go to: a
+    // write acknowledged now could be lost at the next open. A MANIFEST
+    // written from memory (the next flush) makes the two agree again.
+    if (write_error_.ok()) {
+      write_error_ = absl::Status(
+          s.code(), absl::StrCat("MANIFEST update failed; reopen the store: ", s.message()));
+    }
   }
   return s;
 }
@@ -314,12 +335,14 @@ absl::Status Store::SaveManifest() const {
           {f.level, f.file_number, f.table->file_size(), f.table->unique_id()});
     }
   }
-  return WriteManifest(dir_, manifest);
+  return WriteManifest(dir_, manifest, env_);
 }
 
 void Store::RemoveTables(const std::vector<TableFile>& files) const {
   // Lookups still using one keep reading it: unlinking an open file is fine.
-  for (const TableFile& f : files) RemoveFile(TableFileName(dir_, f.file_number)).IgnoreError();
+  for (const TableFile& f : files) {
+    env_->RemoveFile(TableFileName(dir_, f.file_number)).IgnoreError();
+  }
 }
 
 }  // namespace kvstore

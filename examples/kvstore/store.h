@@ -16,6 +16,8 @@
 // replays the logs into the memtable; a torn record at the end of a log
 // (a crash mid-write) ends the replay there and is reported in
 // recovery_notes(), while damage followed by intact records fails Open().
+// Every file operation goes through StoreOptions::env (env.h), so tests
+// can simulate power failures and failing syncs.
 //
 // Not thread-safe.
 
@@ -34,6 +36,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "env.h"
 #include "file_util.h"
 #include "lsmbloom/lookup/filter_budget.h"
 #include "lsmbloom/lookup/lookup.h"
@@ -44,6 +47,14 @@
 #include "write_batch.h"
 
 namespace kvstore {
+
+// What a store is doing, for StoreOptions::on_stage.
+enum class StoreStage {
+  kIdle,
+  kLogAppend,   // Appending a write to the log, and syncing it.
+  kFlush,       // Writing the memtable to a table and installing it.
+  kCompaction,  // Merging tables into the next level and installing them.
+};
 
 struct StoreOptions {
   // Create the directory (not its parents) and an empty store if missing.
@@ -105,6 +116,14 @@ struct StoreOptions {
   // cannot be opened), so readers share it while a writer excludes them.
   // create_if_missing is ignored.
   bool read_only = false;
+  // The file system every file of the store goes through (env.h); null
+  // is Env::Default(), POSIX. Must outlive the store.
+  Env* env = nullptr;
+  // Instrumentation for tests that stop the store at an arbitrary moment
+  // (a kill, a power failure) and count where they stopped it: called with
+  // each stage as it begins, and with the stage it returns to as it ends.
+  // Null: not called.
+  std::function<void(StoreStage)> on_stage;
 };
 
 class Store {
@@ -124,7 +143,10 @@ class Store {
   // A write is in the log, and so survives the process, once these return
   // OK; durable against power loss as wal_sync says. An error from the
   // flush a write may trigger leaves the write in the memtable and the log.
-  // After a failed log write, every later write fails: reopen the store.
+  // After a failed log write or sync (the kInterval thread's too), or a
+  // MANIFEST update that may have half happened, every later write fails
+  // with that error (write_error()): reopen the store. Flush and Close
+  // still work, and write the memtable to a table.
   absl::Status Put(std::string_view key, std::string_view value);
   absl::Status Delete(std::string_view key);
   // Applies all of `batch` or, after a crash, none of it. Sets its
@@ -188,6 +210,10 @@ class Store {
   // The memtable's entry for `key` (a value or a tombstone), or null; for
   // tools that show where an answer comes from.
   const MemTable::Entry* FindInMemtable(std::string_view key) const { return mem_.Find(key); }
+  // Why writes are refused (see Put), or OK: a failed log write or sync,
+  // including a background sync no write has yet run into, or a failed
+  // MANIFEST update.
+  absl::Status write_error() const;
   // What Open() replayed from each log, and any torn tail it dropped.
   const std::vector<std::string>& recovery_notes() const { return recovery_notes_; }
   // The first level whose new tables get Ribbon filters (-1: none), as
@@ -202,6 +228,24 @@ class Store {
     std::unique_ptr<lsmbloom::TableBuilder> builder;
   };
   using Levels = std::vector<std::vector<lsmbloom::TableFile>>;
+  // Tells on_stage about a stage for as long as it lives.
+  class StageScope {
+   public:
+    StageScope(Store* store, StoreStage stage) : store_(store), outer_(store->stage_) {
+      store_->SetStage(stage);
+    }
+    ~StageScope() { store_->SetStage(outer_); }
+    StageScope(const StageScope&) = delete;
+    StageScope& operator=(const StageScope&) = delete;
+
+   private:
+    Store* const store_;
+    const StoreStage outer_;
+  };
+  void SetStage(StoreStage stage) {
+    stage_ = stage;
+    if (options_.on_stage != nullptr) options_.on_stage(stage);
+  }
 
   Store(std::string dir, const StoreOptions& options, std::unique_ptr<FileLock> lock);
 
@@ -247,6 +291,7 @@ class Store {
 
   const std::string dir_;
   const StoreOptions options_;
+  Env* const env_;
   std::unique_ptr<FileLock> lock_;  // Null once closed.
   lsmbloom::TableSet tables_;
   MemTable mem_;
@@ -256,7 +301,9 @@ class Store {
   uint64_t log_number_ = 0;
   // StoreOptions::ribbon_from_level, resolved; recorded in the MANIFEST.
   int ribbon_from_level_ = -1;
-  absl::Status log_error_;  // Set by a failed append; ends writing.
+  // Set by a failed log append or sync, or MANIFEST update; ends writing.
+  absl::Status write_error_;
+  StoreStage stage_ = StoreStage::kIdle;
   std::vector<std::string> recovery_notes_;
   uint64_t last_sequence_ = 0;
   uint64_t next_file_number_ = 1;

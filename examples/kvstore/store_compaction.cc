@@ -2,6 +2,7 @@
 // levels, and which filter each new table gets.
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -62,6 +63,7 @@ std::vector<lsmbloom::LevelFilterShape> ShapesOf(
 absl::Status Store::Flush() {
   absl::Status s = CheckWritable();
   if (!s.ok() || mem_.empty()) return s;
+  std::optional<StageScope> stage(std::in_place, this, StoreStage::kFlush);
   std::vector<lsmbloom::LevelFilterShape> shapes = ShapesOf(tables_.files());
   shapes[0].num_keys += mem_.size();
   shapes[0].checks += 1;
@@ -69,11 +71,11 @@ absl::Status Store::Flush() {
   // as the first to replay once the table holding this memtable is in it.
   const uint64_t new_log_number = next_file_number_++;
   absl::StatusOr<std::unique_ptr<WalWriter>> new_log =
-      WalWriter::Open(LogFileName(dir_, new_log_number), options_.wal_sync);
+      WalWriter::Open(LogFileName(dir_, new_log_number), options_.wal_sync, env_);
   if (!new_log.ok()) return new_log.status();
   auto abandon_log = [&] {
     new_log->reset();
-    RemoveFile(LogFileName(dir_, new_log_number)).IgnoreError();
+    env_->RemoveFile(LogFileName(dir_, new_log_number)).IgnoreError();
   };
   absl::StatusOr<lsmbloom::TableOptions> options = OptionsForLevel(0, shapes);
   absl::StatusOr<NewTable> table =
@@ -104,10 +106,12 @@ absl::Status Store::Flush() {
     abandon_log();
     return s;
   }
+  write_error_ = write_error();  // The old log's failed sync outlives it.
   wal_ = *std::move(new_log);
   wal_number_ = new_log_number;
   mem_.Clear();
   RemoveObsoleteLogs();
+  stage.reset();
   return MaybeCompact();
 }
 
@@ -187,6 +191,7 @@ uint64_t Store::MaxBytesForLevel(int level) const {
 }
 
 absl::Status Store::Compact(int level, std::vector<TableFile> inputs, bool allow_move) {
+  StageScope stage(this, StoreStage::kCompaction);
   const int out_level = level + 1;
   const Levels levels = tables_.files();
 

@@ -18,9 +18,9 @@ namespace kvstore {
 using lsmbloom::TableFile;
 
 absl::Status Store::Recover() {
-  absl::StatusOr<std::vector<std::string>> names = ListDir(dir_);
+  absl::StatusOr<std::vector<std::string>> names = env_->ListDir(dir_);
   if (!names.ok()) return names.status();
-  absl::StatusOr<Manifest> manifest = ReadManifest(dir_);
+  absl::StatusOr<Manifest> manifest = ReadManifest(dir_, env_);
   if (absl::IsNotFound(manifest.status()) && options_.read_only) {
     return absl::NotFoundError(absl::StrCat(dir_, ": no store here (no MANIFEST)"));
   }
@@ -104,7 +104,7 @@ absl::Status Store::Recover() {
   // Go on appending to the newest log; older ones (left by a flush that
   // did not finish) go with the next flush.
   absl::StatusOr<std::unique_ptr<WalWriter>> log =
-      WalWriter::Open(LogFileName(dir_, logs.back()), options_.wal_sync);
+      WalWriter::Open(LogFileName(dir_, logs.back()), options_.wal_sync, env_);
   if (!log.ok()) return log.status();
   wal_ = *std::move(log);
   wal_number_ = logs.back();
@@ -131,7 +131,7 @@ absl::Status Store::ReplayLog(uint64_t number) {
     if (!s.ok()) return s;
     last_sequence_ = std::max(last_sequence_, batch.sequence() + batch.count() - 1);
     return absl::OkStatus();
-  });
+  }, env_);
   if (!report.ok()) return report.status();
   std::string note =
       absl::StrFormat("%06d.log: replayed %d write batches", number, report->records);
@@ -145,7 +145,7 @@ absl::Status Store::ReplayLog(uint64_t number) {
     }
     // Appends must follow the last intact record, or the next replay
     // would find the torn one in the middle of the log.
-    absl::Status s = TruncateFile(path, report->valid_bytes);
+    absl::Status s = env_->TruncateFile(path, report->valid_bytes);
     if (!s.ok()) return s;
   }
   if (report->records > 0 || report->dropped_bytes > 0) recovery_notes_.push_back(note);
@@ -155,12 +155,12 @@ absl::Status Store::ReplayLog(uint64_t number) {
 absl::Status Store::StartLog() {
   const uint64_t number = next_file_number_++;
   absl::StatusOr<std::unique_ptr<WalWriter>> log =
-      WalWriter::Open(LogFileName(dir_, number), options_.wal_sync);
+      WalWriter::Open(LogFileName(dir_, number), options_.wal_sync, env_);
   if (!log.ok()) return log.status();
   wal_ = *std::move(log);
   wal_number_ = number;
   // The log must be found after a crash: its directory entry must be durable.
-  return SyncDir(dir_);
+  return env_->SyncDir(dir_);
 }
 
 void Store::RemoveLeftovers(const std::vector<std::string>& names) {
@@ -176,18 +176,18 @@ void Store::RemoveLeftovers(const std::vector<std::string>& names) {
     if (dead_table || dead_log || parsed.kind == FileKind::kTemp) {
       // One that cannot go now is retried at the next Open; its number may
       // be reused meanwhile, which overwrites it.
-      RemoveFile(absl::StrCat(dir_, "/", name)).IgnoreError();
+      env_->RemoveFile(absl::StrCat(dir_, "/", name)).IgnoreError();
     }
   }
 }
 
 void Store::RemoveObsoleteLogs() {
-  absl::StatusOr<std::vector<std::string>> names = ListDir(dir_);
+  absl::StatusOr<std::vector<std::string>> names = env_->ListDir(dir_);
   if (!names.ok()) return;  // Open() retries.
   for (const std::string& name : *names) {
     const ParsedFileName parsed = ParseFileName(name);
     if (parsed.kind == FileKind::kLog && parsed.number < log_number_) {
-      RemoveFile(absl::StrCat(dir_, "/", name)).IgnoreError();
+      env_->RemoveFile(absl::StrCat(dir_, "/", name)).IgnoreError();
     }
   }
 }

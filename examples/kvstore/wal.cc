@@ -1,18 +1,11 @@
 #include "wal.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <optional>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "file_util.h"
 #include "xxhash.h"
 
 namespace kvstore {
@@ -96,21 +89,17 @@ std::string EncodeWalRecord(std::string_view payload) {
 }
 
 absl::StatusOr<std::unique_ptr<WalWriter>> WalWriter::Open(const std::string& path,
-                                                           const WalSync& sync) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return PosixError(absl::StrCat("open ", path), errno);
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    const int error = errno;
-    ::close(fd);
-    return PosixError(absl::StrCat("stat ", path), error);
-  }
-  return std::unique_ptr<WalWriter>(
-      new WalWriter(path, fd, static_cast<uint64_t>(st.st_size), sync));
+                                                           const WalSync& sync, Env* env) {
+  absl::StatusOr<std::unique_ptr<lsmbloom::WritableFile>> file = env->NewAppendableFile(path);
+  if (!file.ok()) return file.status();
+  absl::StatusOr<uint64_t> size = env->GetFileSize(path);
+  if (!size.ok()) return size.status();
+  return std::unique_ptr<WalWriter>(new WalWriter(path, *std::move(file), *size, sync));
 }
 
-WalWriter::WalWriter(std::string path, int fd, uint64_t size, const WalSync& sync)
-    : path_(std::move(path)), fd_(fd), sync_(sync), size_(size) {
+WalWriter::WalWriter(std::string path, std::unique_ptr<lsmbloom::WritableFile> file,
+                     uint64_t size, const WalSync& sync)
+    : path_(std::move(path)), file_(std::move(file)), sync_(sync), size_(size) {
   if (sync_.mode == WalSync::Mode::kInterval) syncer_ = std::thread([this] { SyncLoop(); });
 }
 
@@ -123,20 +112,21 @@ WalWriter::~WalWriter() {
     wake_.notify_one();
     syncer_.join();
   }
-  // A failure here has no one to report to; the log's owner syncs first
-  // when it matters (Store::Close).
-  if (sync_.mode != WalSync::Mode::kNever) ::fdatasync(fd_);
-  ::close(fd_);
+  // A failure here has no one to report to; the log's owner flushes first
+  // when it matters (Store::Close), after which this log holds nothing a
+  // table does not.
+  if (sync_.mode != WalSync::Mode::kNever) Sync().IgnoreError();
+  file_->Close().IgnoreError();
 }
 
 void WalWriter::SyncLoop() {
   std::unique_lock<std::mutex> lock(mu_);
-  while (!closing_) {
+  while (!closing_ && sync_error_.ok()) {
     wake_.wait_for(lock, absl::ToChronoMilliseconds(sync_.interval));
     if (!dirty_) continue;
     dirty_ = false;
     lock.unlock();
-    ::fdatasync(fd_);  // A failure shows again at the next Sync or close.
+    Sync().IgnoreError();  // Kept in sync_error_: the next Append fails with it.
     lock.lock();
   }
 }
@@ -145,15 +135,11 @@ absl::Status WalWriter::Append(std::string_view payload) {
   if (payload.size() > UINT32_MAX) {
     return absl::InvalidArgumentError("write batch too large for one log record");
   }
-  const std::string record = EncodeWalRecord(payload);
-  size_t done = 0;
-  while (done < record.size()) {
-    const ssize_t n = ::write(fd_, record.data() + done, record.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return PosixError(absl::StrCat("write ", path_), errno);
-    done += static_cast<size_t>(n);
-  }
-  size_ += record.size();
+  absl::Status s = sync_error();
+  if (!s.ok()) return s;  // Records before this one may be lost.
+  s = file_->Append(EncodeWalRecord(payload));
+  if (!s.ok()) return s;
+  size_ += kWalHeaderSize + payload.size();
   switch (sync_.mode) {
     case WalSync::Mode::kAlways:
       return Sync();
@@ -169,13 +155,29 @@ absl::Status WalWriter::Append(std::string_view payload) {
 }
 
 absl::Status WalWriter::Sync() {
-  if (::fdatasync(fd_) != 0) return PosixError(absl::StrCat("fdatasync ", path_), errno);
-  return absl::OkStatus();
+  absl::Status s = sync_error();
+  if (!s.ok()) return s;
+  s = file_->Sync();
+  if (s.ok()) return s;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (sync_error_.ok()) {
+    sync_error_ = absl::Status(
+        s.code(), absl::StrCat("syncing the write-ahead log failed (records since the last "
+                               "good sync may be lost): ",
+                               s.message()));
+  }
+  return sync_error_;
+}
+
+absl::Status WalWriter::sync_error() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return sync_error_;
 }
 
 absl::StatusOr<WalReplayReport> ReplayWal(
-    const std::string& path, const std::function<absl::Status(std::string_view)>& apply) {
-  absl::StatusOr<std::string> contents = ReadFileToString(path);
+    const std::string& path, const std::function<absl::Status(std::string_view)>& apply,
+    Env* env) {
+  absl::StatusOr<std::string> contents = ReadFileToString(env, path);
   if (!contents.ok()) return contents.status();
   const std::string_view log = *contents;
   WalReplayReport report;

@@ -19,7 +19,8 @@
 //
 // Each Append writes the whole record with one write(2), so a process that
 // is killed (kill -9) loses no appended record; what a power failure or OS
-// crash may lose depends on the sync policy.
+// crash may lose depends on the sync policy. A failed sync ends the log:
+// nothing more is appended or acknowledged (WalWriter::Sync).
 
 #ifndef KVSTORE_WAL_H_
 #define KVSTORE_WAL_H_
@@ -36,6 +37,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "env.h"
 
 namespace kvstore {
 
@@ -45,7 +47,8 @@ struct WalSync {
     kAlways,    // Before each write is acknowledged: no acknowledged write is
                 // lost to a power failure.
     kInterval,  // By a background thread at most `interval` after a write:
-                // a power failure loses at most that much.
+                // a power failure loses at most that much. A failed
+                // background sync fails the next write.
     kNever,     // Left to the OS; a power failure can lose any write not yet
                 // in a table. A killed process loses nothing.
   };
@@ -61,30 +64,41 @@ class WalWriter {
   // Creates `path`, or appends to it if it exists (after a replay that
   // truncated any torn tail).
   static absl::StatusOr<std::unique_ptr<WalWriter>> Open(const std::string& path,
-                                                         const WalSync& sync);
-  // Syncs unless the policy is kNever, then closes.
+                                                         const WalSync& sync,
+                                                         Env* env = Env::Default());
+  // Syncs unless the policy is kNever or a sync has failed, then closes.
   ~WalWriter();
   WalWriter(const WalWriter&) = delete;
   WalWriter& operator=(const WalWriter&) = delete;
 
-  // Appends one record; with kAlways, returns once it is durable.
+  // Appends one record; with kAlways, returns once it is durable. Fails
+  // without writing once a sync has failed (sync_error()).
   absl::Status Append(std::string_view payload);
+  // Makes every appended record durable. A failed sync is never retried:
+  // Linux reports a writeback error once and may have dropped the pages,
+  // so a second fdatasync could succeed with records lost. The first
+  // failure is kept, and this and every later Sync and Append return it.
   absl::Status Sync();
+  // The kept sync failure, the kInterval thread's included; OK if none.
+  absl::Status sync_error() const;
   uint64_t size() const { return size_; }
 
  private:
-  WalWriter(std::string path, int fd, uint64_t size, const WalSync& sync);
+  WalWriter(std::string path, std::unique_ptr<lsmbloom::WritableFile> file, uint64_t size,
+            const WalSync& sync);
   void SyncLoop();
 
   const std::string path_;
-  const int fd_;
+  const std::unique_ptr<lsmbloom::WritableFile> file_;
   const WalSync sync_;
   uint64_t size_;
-  // For the kInterval thread: fdatasync may run while write(2) does.
-  std::mutex mu_;
+  // Guards the fields below; the kInterval thread syncs while Append
+  // writes, which the Env allows.
+  mutable std::mutex mu_;
   std::condition_variable wake_;
   bool dirty_ = false;
   bool closing_ = false;
+  absl::Status sync_error_;
   std::thread syncer_;
 };
 
@@ -104,7 +118,8 @@ struct WalReplayReport {
 // naming the offset, if a bad record has valid ones after it; apply's
 // error if it fails.
 absl::StatusOr<WalReplayReport> ReplayWal(
-    const std::string& path, const std::function<absl::Status(std::string_view)>& apply);
+    const std::string& path, const std::function<absl::Status(std::string_view)>& apply,
+    Env* env = Env::Default());
 
 // Encodes one record (header and payload); for tests that damage logs.
 std::string EncodeWalRecord(std::string_view payload);

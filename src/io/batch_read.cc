@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "src/io/native_file.h"
+#include "src/io/read_faults.h"
 
 namespace lsmbloom {
 namespace internal {
@@ -59,13 +61,17 @@ class Ring {
   int error_ = 0;
 };
 
+std::atomic<uint64_t> rounds_abandoned{0};
+
 Ring& ThisThreadsRing() {
   thread_local Ring ring;
   return ring;
 }
 
-// Where one RawRead's bytes land in the kernel's view: its own scratch, or
-// (direct) an aligned range of the bounce buffer.
+// Where one RawRead's bytes land in the kernel's view: a range of this
+// thread's batch buffer (aligned for a direct read), never the caller's
+// scratch, so that a read the kernel may still complete after the batch
+// gave up on it writes only where nothing will look (see Drain).
 struct Target {
   char* buf;
   uint64_t offset;
@@ -83,20 +89,91 @@ void Finish(RawRead& read, const Target& t, size_t got) {
     }
     got += static_cast<size_t>(r);
   }
-  read.result = read.direct ? CopyFromAligned(t.buf, got, AlignedRange{t.offset, t.length},
-                                              read.offset, read.n, read.scratch)
-                            : std::string_view(read.scratch, got);
+  read.result = CopyFromAligned(t.buf, got, AlignedRange{t.offset, t.length}, read.offset, read.n,
+                                read.scratch);
   read.status = absl::OkStatus();
 }
 
-// Submits one round (at most kRingEntries reads) and reaps it.
+// Ends `read` without io_uring, in memory no earlier read targets.
+void ReadSynchronously(RawRead& read) {
+  if (!read.direct) {
+    Finish(read, Target{read.scratch, read.offset, read.n}, 0);
+    return;
+  }
+  const AlignedRange range = AlignForDirectRead(read.offset, read.n);
+  char* buf = ThreadAlignedBuffer(AlignedUse::kRead, range.length);
+  if (buf == nullptr) {
+    read.status = ReadError(read.path, read.offset, read.n, ENOMEM);
+    return;
+  }
+  Finish(read, Target{buf, range.begin, range.length}, 0);
+}
+
+// user_data of the cancellations Drain submits (reads carry their index).
+constexpr uint64_t kCancelTag = ~uint64_t{0};
+
+// Waits for one completion, as the installed read faults allow.
+int WaitForCompletion(io_uring* r, io_uring_cqe** cqe) {
+  const int fault = FaultedWait();
+  return fault != 0 ? fault : io_uring_wait_cqe(r, cqe);
+}
+
+// After a failed wait: asks the kernel to cancel every read still in
+// flight, then reaps each of them and each cancellation, discarding what
+// they read. True once nothing of the round is left in the kernel; false
+// if waits keep failing, when the round's targets may still be written.
+// *stale if cancellations were left unsubmitted in the ring.
+bool Drain(io_uring* r, const std::vector<bool>& reaped, size_t submitted, bool* stale) {
+  size_t in_flight = 0, cancels = 0;
+  // Reads the kernel refused still sit in the ring: a submit would send
+  // them out untracked, so then the reads in flight are only waited for.
+  const bool may_submit = submitted == reaped.size();
+  for (size_t i = 0; i < submitted; ++i) {
+    if (reaped[i]) continue;
+    ++in_flight;
+    io_uring_sqe* sqe = may_submit ? io_uring_get_sqe(r) : nullptr;
+    if (sqe == nullptr) continue;  // Uncancelled: reaped when it ends.
+    io_uring_prep_cancel64(sqe, i, 0);
+    io_uring_sqe_set_data64(sqe, kCancelTag);
+    ++cancels;
+  }
+  if (cancels > 0) {
+    int s;
+    do {
+      s = io_uring_submit(r);
+    } while (s == -EINTR);
+    if (s < 0) {
+      cancels = 0;
+      *stale = true;
+    }
+  }
+  constexpr int kFailedWaits = 8;  // In a row, before giving up.
+  for (int failed = 0; in_flight + cancels > 0;) {
+    io_uring_cqe* cqe = nullptr;
+    const int w = WaitForCompletion(r, &cqe);
+    if (w == -EINTR) continue;
+    if (w < 0) {
+      if (++failed == kFailedWaits) return false;
+      continue;
+    }
+    failed = 0;
+    const bool cancel = io_uring_cqe_get_data64(cqe) == kCancelTag;
+    io_uring_cqe_seen(r, cqe);
+    --(cancel ? cancels : in_flight);
+  }
+  return true;
+}
+
+// Submits one round (at most kRingEntries reads) and reaps it; the reads
+// the ring did not end are read synchronously, into the same targets once
+// nothing of the round is left in the kernel, else into other memory.
 void ReadRound(Ring& ring, absl::Span<RawRead> reads, absl::Span<const Target> targets) {
   io_uring* r = ring.get();
   for (size_t i = 0; i < reads.size(); ++i) {
     io_uring_sqe* sqe = io_uring_get_sqe(r);  // Never null: the ring holds a round.
     io_uring_prep_read(sqe, reads[i].fd, targets[i].buf, static_cast<unsigned>(targets[i].length),
                        targets[i].offset);
-    io_uring_sqe_set_data(sqe, reinterpret_cast<void*>(i));
+    io_uring_sqe_set_data64(sqe, i);
   }
   size_t submitted = 0;
   int s;
@@ -112,31 +189,53 @@ void ReadRound(Ring& ring, absl::Span<RawRead> reads, absl::Span<const Target> t
     }
     if (s > 0) submitted += static_cast<size_t>(s);
   }
-  std::vector<bool> ended(reads.size(), false);
+  std::vector<bool> reaped(reads.size(), false);
+  bool drained = true, stale = false;
   for (size_t done = 0; done < submitted;) {
     io_uring_cqe* cqe = nullptr;
-    const int w = io_uring_wait_cqe(r, &cqe);
+    const int w = WaitForCompletion(r, &cqe);
     if (w == -EINTR) continue;
-    if (w < 0) break;
-    const size_t i = reinterpret_cast<size_t>(io_uring_cqe_get_data(cqe));
-    const int res = cqe->res;
+    if (w < 0) {
+      // Reads still in flight would land in the targets while the
+      // fallback rereads them, or in the next round's: end them first.
+      drained = Drain(r, reaped, submitted, &stale);
+      break;
+    }
+    const uint64_t tag = io_uring_cqe_get_data64(cqe);
+    int64_t res = cqe->res;
     io_uring_cqe_seen(r, cqe);
+    if (tag == kCancelTag) continue;  // Drain reaps its own; never a read.
+    const size_t i = static_cast<size_t>(tag);
     ++done;
-    ended[i] = true;
+    reaped[i] = true;
+    res = FaultedAnswer({reads[i].fd, targets[i].offset, targets[i].length,
+                         KernelReadPath::kIoUring},
+                        res);
     if (res < 0) {
-      reads[i].status = ReadError(reads[i].path, reads[i].offset, reads[i].n, -res);
+      reads[i].status = ReadError(reads[i].path, reads[i].offset, reads[i].n, static_cast<int>(-res));
     } else {
-      Finish(reads[i], targets[i], static_cast<size_t>(res));
+      Finish(reads[i], targets[i], std::min(static_cast<size_t>(res), targets[i].length));
     }
   }
-  if (submitted < reads.size()) {
-    // The kernel refused part of the round: what it kept must not be
-    // submitted later with buffers gone, so the ring starts over, and the
-    // reads it did not end are read here, as the fallback would.
+  if (submitted < reads.size() || !drained || stale) {
+    // The kernel refused part of the round (what it kept must not be
+    // submitted later with its buffers gone), or the ring cannot be
+    // waited on, or holds cancellations of this round's reads that must
+    // not meet the next round's: the ring starts over.
     ring.Reset();
   }
+  if (!drained) {
+    // Reads may still land in the targets: their buffer is left to them.
+    AbandonThreadAlignedBuffer(AlignedUse::kBatch);
+    rounds_abandoned.fetch_add(1, std::memory_order_relaxed);
+  }
   for (size_t i = 0; i < reads.size(); ++i) {
-    if (!ended[i]) Finish(reads[i], targets[i], 0);
+    if (reaped[i]) continue;
+    if (drained) {
+      Finish(reads[i], targets[i], 0);
+    } else {
+      ReadSynchronously(reads[i]);
+    }
   }
 }
 
@@ -154,31 +253,37 @@ void ReadRawWithIoUring(absl::Span<RawRead> reads) {
   Ring& ring = ThisThreadsRing();
   for (size_t start = 0; start < reads.size(); start += kRingEntries) {
     const absl::Span<RawRead> round = reads.subspan(start, kRingEntries);
-    std::vector<Target> targets(round.size());
-    size_t bounce = 0;
-    for (size_t i = 0; i < round.size(); ++i) {
-      if (round[i].direct) bounce += AlignForDirectRead(round[i].offset, round[i].n).length;
+    if (!ring.ready()) {
+      for (RawRead& r : round) ReadSynchronously(r);
+      continue;
     }
-    char* buffer = bounce == 0 ? nullptr : ThreadAlignedBuffer(AlignedUse::kBatch, bounce);
-    if (bounce != 0 && buffer == nullptr) {
+    // Each read's range of the batch buffer, aligned for a direct read.
+    std::vector<Target> targets(round.size());
+    size_t bytes = 0;
+    for (size_t i = 0; i < round.size(); ++i) {
+      const AlignedRange range = round[i].direct ? AlignForDirectRead(round[i].offset, round[i].n)
+                                                 : AlignedRange{round[i].offset, round[i].n};
+      targets[i] = {nullptr, range.begin, range.length};
+      bytes += (range.length + kDirectReadAlignment - 1) & ~(kDirectReadAlignment - 1);
+    }
+    char* buffer = ThreadAlignedBuffer(AlignedUse::kBatch, std::max<size_t>(bytes, 1));
+    if (buffer == nullptr) {
       for (RawRead& r : round) r.status = ReadError(r.path, r.offset, r.n, ENOMEM);
       continue;
     }
     for (size_t i = 0, at = 0; i < round.size(); ++i) {
-      if (round[i].direct) {
-        const AlignedRange range = AlignForDirectRead(round[i].offset, round[i].n);
-        targets[i] = {buffer + at, range.begin, range.length};
-        at += range.length;
-      } else {
-        targets[i] = {round[i].scratch, round[i].offset, round[i].n};
-      }
-    }
-    if (!ring.ready()) {
-      for (size_t i = 0; i < round.size(); ++i) Finish(round[i], targets[i], 0);
-      continue;
+      targets[i].buf = buffer + at;
+      at += (targets[i].length + kDirectReadAlignment - 1) & ~(kDirectReadAlignment - 1);
     }
     ReadRound(ring, round, targets);
   }
+}
+
+uint64_t IoUringRoundsAbandoned() { return rounds_abandoned.load(std::memory_order_relaxed); }
+
+unsigned IoUringCompletionsWaiting() {
+  Ring& ring = ThisThreadsRing();
+  return ring.ready() ? io_uring_cq_ready(ring.get()) : 0;
 }
 
 void ReadBatch(absl::Span<BatchRead> reads, BatchReadEngine engine) {

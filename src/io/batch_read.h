@@ -9,6 +9,12 @@
 // are read one after another through RandomAccessFile::Read. Either way each
 // read ends as Read would have ended it: the same bytes, the same short
 // result at the end of the file, an error naming the file, offset and length.
+//
+// The kernel reads into buffers of the batch reader's own, copied out to
+// each request's scratch: if a wait for completions fails, the reads still
+// in flight are cancelled and reaped before anything is read again, and
+// where even that fails their buffer is abandoned to them, so a read the
+// kernel completes late never writes where a later read or caller looks.
 
 #ifndef LSMBLOOM_SRC_IO_BATCH_READ_H_
 #define LSMBLOOM_SRC_IO_BATCH_READ_H_
@@ -63,6 +69,13 @@ struct RawRead {
   absl::Status status;
 };
 void ReadRawWithIoUring(absl::Span<RawRead> reads);
+
+// For tests: rounds whose reads could not all be reaped after a failed
+// wait (their buffer left to the kernel, the ring made anew), in all
+// threads; and the completions waiting in this thread's ring, which is
+// none whenever no batch is being read.
+uint64_t IoUringRoundsAbandoned();
+unsigned IoUringCompletionsWaiting();
 
 }  // namespace internal
 }  // namespace lsmbloom

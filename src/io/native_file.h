@@ -54,6 +54,11 @@ ssize_t PreadFully(int fd, char* buf, size_t n, uint64_t offset);
 enum class AlignedUse { kRead, kBatch };
 char* ThreadAlignedBuffer(AlignedUse use, size_t n);
 
+// Leaves this thread's buffer for `use` to reads the kernel may still
+// complete into it (never freed, never handed out again): the next call
+// of ThreadAlignedBuffer for `use` allocates another.
+void AbandonThreadAlignedBuffer(AlignedUse use);
+
 // "path: read of n bytes at offset o: <strerror>", its code as absl maps
 // the errno value.
 absl::Status ReadError(const std::string& path, uint64_t offset, size_t n, int error);

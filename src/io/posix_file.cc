@@ -4,12 +4,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "lsmbloom/io/file.h"
 #include "src/io/native_file.h"
+#include "src/io/read_faults.h"
 
 namespace lsmbloom {
 namespace {
@@ -171,14 +175,23 @@ AlignedRange AlignForDirectRead(uint64_t offset, size_t n) {
   return range;
 }
 
+namespace {
+
+struct AlignedBuffer {
+  char* data = nullptr;
+  size_t size = 0;
+  ~AlignedBuffer() { std::free(data); }
+};
+
+AlignedBuffer& ThisThreadsBuffer(AlignedUse use) {
+  thread_local AlignedBuffer buffers[2];
+  return buffers[use == AlignedUse::kRead ? 0 : 1];
+}
+
+}  // namespace
+
 char* ThreadAlignedBuffer(AlignedUse use, size_t n) {
-  struct Buffer {
-    char* data = nullptr;
-    size_t size = 0;
-    ~Buffer() { std::free(data); }
-  };
-  thread_local Buffer buffers[2];
-  Buffer& buffer = buffers[use == AlignedUse::kRead ? 0 : 1];
+  AlignedBuffer& buffer = ThisThreadsBuffer(use);
   if (n > buffer.size) {
     void* p = nullptr;
     if (::posix_memalign(&p, kDirectReadAlignment, n) != 0) return nullptr;
@@ -187,6 +200,20 @@ char* ThreadAlignedBuffer(AlignedUse use, size_t n) {
     buffer.size = n;
   }
   return buffer.data;
+}
+
+void AbandonThreadAlignedBuffer(AlignedUse use) {
+  // Never freed, and kept reachable (a leak by design, not one a leak
+  // checker should report): the kernel may still write into it.
+  static std::mutex mu;
+  static auto* abandoned = new std::vector<char*>();
+  AlignedBuffer& buffer = ThisThreadsBuffer(use);
+  if (buffer.data != nullptr) {
+    std::lock_guard<std::mutex> lock(mu);
+    abandoned->push_back(buffer.data);
+  }
+  buffer.data = nullptr;
+  buffer.size = 0;
 }
 
 std::string_view CopyFromAligned(const char* aligned, size_t got, const AlignedRange& range,
@@ -200,13 +227,13 @@ std::string_view CopyFromAligned(const char* aligned, size_t got, const AlignedR
 ssize_t PreadFully(int fd, char* buf, size_t n, uint64_t offset) {
   size_t done = 0;
   while (done < n) {
-    const ssize_t r = ::pread(fd, buf + done, n - done, static_cast<off_t>(offset + done));
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return -errno;
-    }
+    ssize_t r = ::pread(fd, buf + done, n - done, static_cast<off_t>(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    r = static_cast<ssize_t>(
+        FaultedAnswer({fd, offset + done, n - done, KernelReadPath::kPread}, r < 0 ? -errno : r));
+    if (r < 0) return r;
     if (r == 0) break;
-    done += static_cast<size_t>(r);
+    done += std::min(static_cast<size_t>(r), n - done);
   }
   return static_cast<ssize_t>(done);
 }

@@ -120,6 +120,7 @@ void SearchInRounds(absl::Span<KeySearch> searches, BatchReadEngine engine, Loca
       } else if (c.fetch.cached != nullptr) {
         status = TableLookup::GetFromHeld(table, block, c.fetch.cached, s.key, s.hash, &c.reads,
                                           s.result);
+        c.fetch.cached.reset();  // Searched: the cache may free it once evicted.
       } else {
         status = TableLookup::GetFromBlock(table, block, s.key, s.hash, &c.reads, s.result);
       }
@@ -139,6 +140,9 @@ void SearchInRounds(absl::Span<KeySearch> searches, BatchReadEngine engine, Loca
         ++c.next;
       }
     }
+    // Every key of the round has searched its block: none is held across
+    // the next round's reads (the cache's evictions free them).
+    decoded.clear();
   }
 }
 

@@ -4,6 +4,9 @@
 // (src/io/batch_read.h) and searches them. A key stops at its first answer
 // or error, as Get stops, so it reads the blocks Get would, no more: rounds
 // buy overlap across keys, never speculative reads.
+// Blocks held: within a round at most one per key (its cached block or
+// the read it shares), and none across rounds: a round's blocks are let go
+// before the next round reads, so evicted ones are freed.
 
 #ifndef LSMBLOOM_SRC_LOOKUP_STORAGE_SEARCH_H_
 #define LSMBLOOM_SRC_LOOKUP_STORAGE_SEARCH_H_

@@ -21,10 +21,13 @@ int DefaultShardBits(uint64_t capacity) {
 
 }  // namespace
 
-BlockCacheImpl::BlockCacheImpl(uint64_t capacity, int shard_bits)
+BlockCacheImpl::BlockCacheImpl(uint64_t capacity, int shard_bits, bool strict_capacity_limit)
     : capacity_(capacity),
       num_shards_(uint64_t{1} << shard_bits),
-      shards_(new Shard[uint64_t{1} << shard_bits]) {}
+      strict_(strict_capacity_limit),
+      shards_(new Shard[uint64_t{1} << shard_bits]) {
+  for (uint64_t i = 0; i < num_shards_; ++i) shards_[i].limit = ShardLimit(0);
+}
 
 size_t BlockCacheImpl::KeyHash::operator()(const BlockCacheKey& k) const {
   // Offsets are multiples of small sizes and ids are sequential: mix all
@@ -41,11 +44,8 @@ BlockCacheImpl::Shard& BlockCacheImpl::ShardOf(const BlockCacheKey& key) {
   return shards_[(KeyHash()(key) >> 20) & (num_shards_ - 1)];
 }
 
-uint64_t BlockCacheImpl::ShardCapacity() const {
-  const int64_t reserved = reserved_.load(std::memory_order_relaxed);
-  const uint64_t left =
-      reserved <= 0 ? capacity_ : capacity_ - std::min<uint64_t>(capacity_, reserved);
-  return left / num_shards_;
+uint64_t BlockCacheImpl::ShardLimit(uint64_t reserved) const {
+  return (capacity_ - std::min(capacity_, reserved)) / num_shards_;
 }
 
 size_t BlockCacheImpl::ChargeOf(const Block& block) {
@@ -64,7 +64,7 @@ std::shared_ptr<const Block> BlockCacheImpl::Lookup(const BlockCacheKey& key) {
         entry->hit = true;
         shard.protected_usage += entry->charge;
         shard.protected_lru.splice(shard.protected_lru.begin(), shard.probation, entry);
-        DemoteLocked(shard, ShardCapacity());
+        DemoteLocked(shard, shard.limit);
       } else {
         shard.protected_lru.splice(shard.protected_lru.begin(), shard.protected_lru, entry);
       }
@@ -86,13 +86,30 @@ void BlockCacheImpl::DemoteLocked(Shard& shard, uint64_t limit) {
   }
 }
 
-void BlockCacheImpl::EvictLocked(Shard& shard, uint64_t room, uint64_t limit) {
-  while (shard.usage + room > limit && !(shard.probation.empty() && shard.protected_lru.empty())) {
+void BlockCacheImpl::DropLocked(Shard& shard, Entry& entry) {
+  shard.usage -= entry.charge;
+  usage_.fetch_sub(entry.charge, std::memory_order_relaxed);
+  if (entry.hit) shard.protected_usage -= entry.charge;
+  shard.map.erase(entry.key);
+  // Under the lock no lookup can take a new reference: a count of one is
+  // the cache's alone.
+  if (entry.block.use_count() > 1) {
+    if (shard.evicted_held.size() >= shard.prune_at) {
+      auto& held = shard.evicted_held;
+      held.erase(
+          std::remove_if(held.begin(), held.end(), [](const auto& h) { return h.first.expired(); }),
+          held.end());
+      shard.prune_at = std::max<size_t>(16, 2 * held.size());
+    }
+    shard.evicted_held.emplace_back(entry.block, entry.charge);
+  }
+}
+
+void BlockCacheImpl::EvictLocked(Shard& shard, uint64_t room) {
+  while (shard.usage + room > shard.limit &&
+         !(shard.probation.empty() && shard.protected_lru.empty())) {
     std::list<Entry>& from = shard.probation.empty() ? shard.protected_lru : shard.probation;
-    Entry& victim = from.back();
-    shard.usage -= victim.charge;
-    if (victim.hit) shard.protected_usage -= victim.charge;
-    shard.map.erase(victim.key);
+    DropLocked(shard, from.back());
     from.pop_back();
     evictions_.fetch_add(1, std::memory_order_relaxed);
   }
@@ -101,16 +118,17 @@ void BlockCacheImpl::EvictLocked(Shard& shard, uint64_t room, uint64_t limit) {
 std::shared_ptr<const Block> BlockCacheImpl::Insert(const BlockCacheKey& key,
                                                     std::shared_ptr<const Block> block,
                                                     size_t charge) {
-  const uint64_t limit = ShardCapacity();
-  if (charge > limit) {
+  Shard& shard = ShardOf(key);
+  std::lock_guard<std::mutex> lock(shard.mu);
+  if (charge > shard.limit) {
     too_large_.fetch_add(1, std::memory_order_relaxed);
     return block;
   }
-  Shard& shard = ShardOf(key);
-  std::lock_guard<std::mutex> lock(shard.mu);
   auto it = shard.map.find(key);
   if (it != shard.map.end()) return it->second->block;  // Another lookup read it too.
-  EvictLocked(shard, charge, limit);
+  EvictLocked(shard, charge);
+  // Counted after the evictions it needed: usage_ never passes the bound.
+  usage_.fetch_add(charge, std::memory_order_relaxed);
   shard.probation.push_front(Entry{key, std::move(block), charge, /*hit=*/false});
   shard.map.emplace(key, shard.probation.begin());
   shard.usage += charge;
@@ -118,14 +136,34 @@ std::shared_ptr<const Block> BlockCacheImpl::Insert(const BlockCacheKey& key,
   return shard.probation.front().block;
 }
 
-void BlockCacheImpl::Reserve(int64_t bytes) {
-  reserved_.fetch_add(bytes, std::memory_order_relaxed);
-  if (bytes <= 0) return;
-  const uint64_t limit = ShardCapacity();
+void BlockCacheImpl::SetShardLimits(uint64_t limit) {
   for (uint64_t i = 0; i < num_shards_; ++i) {
     std::lock_guard<std::mutex> lock(shards_[i].mu);
-    EvictLocked(shards_[i], 0, limit);
+    shards_[i].limit = limit;
+    EvictLocked(shards_[i], 0);
+    DemoteLocked(shards_[i], limit);
   }
+}
+
+bool BlockCacheImpl::Reserve(uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(reserve_mu_);
+  const uint64_t reserved = reserved_.load(std::memory_order_relaxed);
+  if (strict_ && bytes > capacity_ - std::min(capacity_, reserved)) return false;
+  // Room first: until every shard is within its new limit, the charge
+  // does not count.
+  SetShardLimits(ShardLimit(reserved + bytes));
+  reserved_.store(reserved + bytes, std::memory_order_relaxed);
+  usage_.fetch_add(bytes, std::memory_order_relaxed);
+  return true;
+}
+
+void BlockCacheImpl::Release(uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(reserve_mu_);
+  const uint64_t reserved = reserved_.load(std::memory_order_relaxed) - bytes;
+  // Uncounted before the shards may use the room.
+  usage_.fetch_sub(bytes, std::memory_order_relaxed);
+  reserved_.store(reserved, std::memory_order_relaxed);
+  SetShardLimits(ShardLimit(reserved));
 }
 
 BlockCacheStats BlockCacheImpl::stats() const {
@@ -136,12 +174,16 @@ BlockCacheStats BlockCacheImpl::stats() const {
   s.evictions = evictions_.load(std::memory_order_relaxed);
   s.too_large = too_large_.load(std::memory_order_relaxed);
   s.capacity_bytes = capacity_;
-  s.reserved_bytes = static_cast<uint64_t>(std::max<int64_t>(0, reserved_.load()));
-  s.usage_bytes = s.reserved_bytes;
+  s.reserved_bytes = reserved_.load(std::memory_order_relaxed);
+  s.usage_bytes = usage_.load(std::memory_order_relaxed);
   for (uint64_t i = 0; i < num_shards_; ++i) {
     std::lock_guard<std::mutex> lock(shards_[i].mu);
-    s.usage_bytes += shards_[i].usage;
     s.entries += shards_[i].map.size();
+    for (const auto& held : shards_[i].evicted_held) {
+      if (held.first.expired()) continue;
+      ++s.evicted_held;
+      s.evicted_held_bytes += held.second;
+    }
   }
   return s;
 }
@@ -156,24 +198,29 @@ void BlockCacheImpl::ResetStats() {
 
 void BlockCacheImpl::Clear() {
   for (uint64_t i = 0; i < num_shards_; ++i) {
-    std::list<Entry> dropped, dropped_protected;
-    std::lock_guard<std::mutex> lock(shards_[i].mu);
-    shards_[i].map.clear();
-    dropped.swap(shards_[i].probation);
-    dropped_protected.swap(shards_[i].protected_lru);
-    shards_[i].usage = 0;
-    shards_[i].protected_usage = 0;
+    std::list<Entry> dropped;  // Freed after the lock.
+    Shard& shard = shards_[i];
+    std::lock_guard<std::mutex> lock(shard.mu);
+    for (std::list<Entry>* from : {&shard.probation, &shard.protected_lru}) {
+      for (Entry& e : *from) DropLocked(shard, e);
+      dropped.splice(dropped.end(), *from);
+    }
   }
 }
 
-CacheReservation::CacheReservation(std::shared_ptr<BlockCache> cache, uint64_t bytes)
-    : cache_(std::move(cache)), bytes_(bytes) {
-  BlockCacheImpl::Of(*cache_).Reserve(static_cast<int64_t>(bytes_));
+absl::StatusOr<std::unique_ptr<CacheReservation>> CacheReservation::Charge(
+    std::shared_ptr<BlockCache> cache, uint64_t bytes) {
+  BlockCacheImpl& impl = BlockCacheImpl::Of(*cache);
+  if (!impl.Reserve(bytes)) {
+    const BlockCacheStats s = impl.stats();
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "block cache: table memory of ", bytes, " bytes does not fit: ", s.reserved_bytes,
+        " of its ", s.capacity_bytes, " bytes are charged to open tables (strict_capacity_limit)"));
+  }
+  return std::unique_ptr<CacheReservation>(new CacheReservation(std::move(cache), bytes));
 }
 
-CacheReservation::~CacheReservation() {
-  BlockCacheImpl::Of(*cache_).Reserve(-static_cast<int64_t>(bytes_));
-}
+CacheReservation::~CacheReservation() { BlockCacheImpl::Of(*cache_).Release(bytes_); }
 
 }  // namespace internal
 
@@ -185,8 +232,8 @@ absl::StatusOr<std::shared_ptr<BlockCache>> BlockCache::Create(const BlockCacheO
                                                    " is not in [0, ", internal::kMaxShardBits,
                                                    "] or -1"));
   }
-  return std::shared_ptr<BlockCache>(
-      new BlockCache(std::make_unique<internal::BlockCacheImpl>(options.capacity_bytes, bits)));
+  return std::shared_ptr<BlockCache>(new BlockCache(std::make_unique<internal::BlockCacheImpl>(
+      options.capacity_bytes, bits, options.strict_capacity_limit)));
 }
 
 BlockCache::BlockCache(std::unique_ptr<internal::BlockCacheImpl> impl) : impl_(std::move(impl)) {}

@@ -464,8 +464,10 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(std::unique_ptr<RandomAccessF
                           rep->index->size() + rep->index_keys.size() +
                           rep->index_slots.size() * sizeof(internal::IndexSlot) +
                           rep->index_entries.size() * sizeof(internal::IndexSeparator);
-    rep->cache_reservation =
-        std::make_unique<internal::CacheReservation>(options.block_cache, held);
+    absl::StatusOr<std::unique_ptr<internal::CacheReservation>> charged =
+        internal::CacheReservation::Charge(options.block_cache, held);
+    if (!charged.ok()) return charged.status();
+    rep->cache_reservation = *std::move(charged);
   }
   return std::unique_ptr<Table>(new Table(std::move(rep)));
 }

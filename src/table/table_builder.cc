@@ -189,7 +189,8 @@ absl::Status TableBuilder::Rep::WriteProperties() {
   props.format_version = context.format_version;
   props.creator = "lsmbloom";
   props.unique_id = context.unique_id;
-  props.creation_time = static_cast<int64_t>(std::time(nullptr));
+  props.creation_time = options.creation_time != 0 ? options.creation_time
+                                                   : static_cast<int64_t>(std::time(nullptr));
   props.block_size = options.block_size;
   props.restart_interval = options.restart_interval;
   props.compression = options.compression;

@@ -1,9 +1,10 @@
 // Writes the seed corpora under tests/fuzz/corpus/ (run once from the
 // workspace root: bazel run //tests/fuzz:make_seeds -- $PWD/tests/fuzz/corpus).
-// Tables get fixed unique ids, so only their creation times change between
-// runs. table/v1_small_table is not written here: it is a table of format
-// version 1 (tests/testdata/small_table.v1), which this builder no longer
-// writes, kept so the fuzzer explores the version 1 reader too.
+// Tables get fixed unique ids and creation times, so every run writes the
+// same bytes (//tests/fuzz:seed_corpus_test checks that the checked-in seeds
+// are what this writes today). table/v1_small_table is not written here: it
+// is a table of format version 1 (tests/testdata/small_table.v1), which this
+// builder no longer writes, kept so the fuzzer explores the version 1 reader.
 
 #include <cstdio>
 #include <fstream>
@@ -37,6 +38,7 @@ std::string Table(int entries, uint64_t unique_id = 0x5eed5eed5eed5eedull,
   std::string bytes;
   options.block_size = 256;
   options.unique_id = unique_id;
+  options.creation_time = 1796321039;
   lsmbloom::TableBuilder t(options, lsmbloom::NewMemWritableFile(&bytes));
   for (int i = 0; i < entries; ++i) {
     char key[16];

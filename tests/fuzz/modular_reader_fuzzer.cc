@@ -2,13 +2,17 @@
 // halves: every input is read, and one whose first byte has its top bit set
 // (a filter's, "LSMM", has not) also drives a round trip.
 //
-// Reading: the input as a serialized modular filter. ParseModularBloomHeader,
-// the policy's reader and FilterModule::Open (a table's path to modules
-// 1..n-1) must refuse or accept without reading out of bounds; an accepted
-// reader answers single and batched probes alike.
+// Reading: the input as a serialized modular filter, as it is and with its
+// checksums recomputed (fix_checksums.h: each module's own, its entry's,
+// the header's), so that mutations of the header, the entries and the
+// modules' geometry reach the checks behind the checksums.
+// ParseModularBloomHeader, the policy's reader and FilterModule::Open (a
+// table's path to modules 1..n-1) must refuse or accept without reading out
+// of bounds; an accepted reader answers single and batched probes alike.
 //
 // Round trip: a filter built from keys and module sizes taken from the
-// input. Every added key must match in a reader over each prefix a table
+// input. Every added key must match (by key, by hash and in a batch) in a
+// reader over each prefix a table
 // may hold (header and modules 0..m; and for one m the input picks, with
 // module m+1 cut short), over the whole filter with one byte of a later
 // module flipped (that module is then left out), and in each module opened
@@ -28,6 +32,8 @@
 #include "absl/types/span.h"
 #include "lsmbloom/filter/key_hash.h"
 #include "lsmbloom/filter/modular_bloom.h"
+#include "tests/fuzz/fix_checksums.h"
+#include "tests/fuzz/key_check.h"
 #include "tests/fuzz/probe_check.h"
 
 namespace {
@@ -42,26 +48,15 @@ const FilterPolicy& Policy() {
   return *policy;
 }
 
-// Single and batched probes of eight fixed hashes answer alike.
-void CheckReaderProbes(const FilterReader& reader, std::string_view key) {
-  uint64_t hashes[8];
-  bool out[8];
-  for (int i = 0; i < 8; ++i) hashes[i] = 0x9e3779b97f4a7c15ull * (i + 1);
-  reader.HashesMayMatch(hashes, absl::MakeSpan(out));
-  for (int i = 0; i < 8; ++i) {
-    if (out[i] != reader.HashMayMatch(hashes[i])) __builtin_trap();
-  }
-  reader.KeyMayMatch(key);
-  reader.Describe();
-}
-
 void ReadHalf(std::string_view bytes) {
   absl::StatusOr<ModularBloomHeader> header = lsmbloom::ParseModularBloomHeader(bytes);
   absl::StatusOr<std::unique_ptr<FilterReader>> reader = Policy().NewReader(bytes);
   // The reader parses the same header: it cannot accept what the parser
   // refuses.
   if (reader.ok() && !header.ok()) __builtin_trap();
-  if (reader.ok()) CheckReaderProbes(**reader, bytes.substr(0, bytes.size() / 2));
+  if (reader.ok()) {
+    lsmbloom::fuzz::CheckPolicyReaderProbes(**reader, bytes.substr(0, bytes.size() / 2));
+  }
   if (!header.ok()) return;
   if (header->modules.empty() || header->header_size > bytes.size()) __builtin_trap();
   for (size_t m = 0; m < header->modules.size(); ++m) {
@@ -76,19 +71,11 @@ void ReadHalf(std::string_view bytes) {
   }
 }
 
-// Every key matches in `reader`, by key and by hash. Traps otherwise.
-void CheckKeys(const FilterReader& reader, const std::vector<std::string>& keys) {
-  for (const std::string& k : keys) {
-    if (!reader.KeyMayMatch(k)) __builtin_trap();                      // A false negative.
-    if (!reader.HashMayMatch(lsmbloom::KeyHash(k))) __builtin_trap();  // The same, by hash.
-  }
-}
-
 // A reader over `filter` must open; then every key matches.
 void CheckOpensWithKeys(std::string_view filter, const std::vector<std::string>& keys) {
   absl::StatusOr<std::unique_ptr<FilterReader>> reader = Policy().NewReader(filter);
   if (!reader.ok()) __builtin_trap();
-  CheckKeys(**reader, keys);
+  lsmbloom::fuzz::CheckPolicyReaderFindsKeys(**reader, keys);
 }
 
 // The input: byte 0 picks the module count (1 to 16; its top bit is the
@@ -150,10 +137,11 @@ void RoundTripHalf(const uint8_t* data, size_t size) {
     auto module = lsmbloom::FilterModule::Open(
         std::string_view(filter).substr(info.offset, info.size), info, header->num_keys);
     if (!module.ok()) __builtin_trap();
+    std::vector<uint64_t> module_hashes;
     for (const std::string& k : keys) {
-      const uint64_t h = lsmbloom::ModuleHash(lsmbloom::KeyHash(k), m);
-      if (!(*module)->reader().MayMatchHash(h)) __builtin_trap();
+      module_hashes.push_back(lsmbloom::ModuleHash(lsmbloom::KeyHash(k), m));
     }
+    lsmbloom::fuzz::CheckFindsHashes((*module)->reader(), module_hashes);
   }
 
   // One byte of a later module flipped, at a place the input picks: the
@@ -171,7 +159,11 @@ void RoundTripHalf(const uint8_t* data, size_t size) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  ReadHalf(std::string_view(reinterpret_cast<const char*>(data), size));
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  ReadHalf(bytes);
+  std::string fixed(bytes);
+  lsmbloom::fuzz::FixFilterChecksums(&fixed);
+  if (fixed != bytes) ReadHalf(fixed);
   // Building costs time in the number of keys: inputs past 64 KiB read only.
   if (size > 0 && (data[0] & 0x80) != 0 && size <= 65536) RoundTripHalf(data, size);
   return 0;

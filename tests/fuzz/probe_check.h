@@ -1,7 +1,8 @@
-// What the filter fuzz targets ask of a reader that accepted arbitrary bytes:
-// eight fixed hashes probed as a batch and one at a time answer alike, and
-// as `reference` answers them (the scalar reference, where the filter kind
-// has one); then a key probe of `key` reads in bounds. Traps otherwise.
+// What the filter fuzz targets ask of a reader that accepted arbitrary bytes
+// (or bytes whose checksums fix_checksums.h recomputed): eight fixed hashes
+// probed as a batch and one at a time answer alike, and as `reference`
+// answers them (the scalar reference, where the filter kind has one); then
+// a key probe of `key` reads in bounds. Traps otherwise.
 
 #ifndef LSMBLOOM_TESTS_FUZZ_PROBE_CHECK_H_
 #define LSMBLOOM_TESTS_FUZZ_PROBE_CHECK_H_
@@ -10,6 +11,7 @@
 #include <string_view>
 
 #include "absl/types/span.h"
+#include "lsmbloom/filter/filter_policy.h"
 
 namespace lsmbloom {
 namespace fuzz {
@@ -32,6 +34,22 @@ void CheckProbesAgree(const Reader& reader, std::string_view key, Reference refe
 template <typename Reader>
 void CheckProbesAgree(const Reader& reader, std::string_view key) {
   CheckProbesAgree(reader, key, [&reader](uint64_t hash) { return reader.MayMatchHash(hash); });
+}
+
+// A policy's reader: the same through FilterReader's HashesMayMatch and
+// HashMayMatch (when it takes hashes), then KeyMayMatch and Describe.
+inline void CheckPolicyReaderProbes(const FilterReader& reader, std::string_view key) {
+  if (reader.hash_spec() != nullptr) {
+    uint64_t hashes[8];
+    bool out[8];
+    for (int i = 0; i < 8; ++i) hashes[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+    reader.HashesMayMatch(hashes, absl::MakeSpan(out));
+    for (int i = 0; i < 8; ++i) {
+      if (out[i] != reader.HashMayMatch(hashes[i])) __builtin_trap();
+    }
+  }
+  reader.KeyMayMatch(key);
+  reader.Describe();
 }
 
 }  // namespace fuzz

@@ -1,13 +1,40 @@
-// Fuzz target: builder and reader round trip with arbitrary key sets and
-// parameters. Property: every added key matches, single and batched.
+// Fuzz target: builder and reader round trip of the blocked and classic
+// Bloom filters, with arbitrary key sets and parameters. Property: every
+// added key is found ("maybe"), single and batched, by a reader over the
+// filter as built and over a copy of its bytes at another address, and
+// through each kind's policy (what a table reads filters with).
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "lsmbloom/filter/blocked_bloom.h"
+#include "lsmbloom/filter/filter_policy.h"
+#include "tests/fuzz/key_check.h"
 
+namespace {
+
+// A policy's filter of `keys`: it must build and open, and find them all.
+void CheckPolicyRoundTrip(const lsmbloom::FilterPolicy& policy,
+                          const std::vector<std::string>& keys) {
+  std::unique_ptr<lsmbloom::FilterBuilder> builder = policy.NewBuilder();
+  for (const std::string& k : keys) builder->AddKey(k);
+  absl::StatusOr<std::string> filter = builder->Finish();
+  if (!filter.ok()) __builtin_trap();
+  std::string storage;
+  for (std::string_view bytes : {std::string_view(*filter), lsmbloom::fuzz::OddCopy(*filter, &storage)}) {
+    auto reader = policy.NewReader(bytes);
+    if (!reader.ok()) __builtin_trap();
+    lsmbloom::fuzz::CheckPolicyReaderFindsKeys(**reader, keys);
+  }
+}
+
+}  // namespace
+
+// The input: byte 0 the bits/key, byte 1 k, byte 2 the hash seed, byte 3 a
+// separator; the rest are keys cut at every separator byte.
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 4) return 0;
   lsmbloom::BlockedBloomOptions options;
@@ -16,7 +43,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.hash.seed = data[2];
   auto builder = lsmbloom::BlockedBloomBuilder::Create(options);
   if (!builder.ok()) __builtin_trap();
-  // Keys: the rest of the input cut at every byte equal to data[3].
   std::vector<std::string> keys;
   std::string key;
   for (size_t i = 4; i < size; ++i) {
@@ -33,15 +59,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!filter.ok()) __builtin_trap();
   auto reader = lsmbloom::BlockedBloomReader::Open(*filter);
   if (!reader.ok()) __builtin_trap();
-  std::vector<uint64_t> hashes;
-  for (const std::string& k : keys) {
-    if (!reader->MayMatch(k)) __builtin_trap();  // A false negative.
-    hashes.push_back(lsmbloom::KeyHash(k, options.hash));
-  }
-  std::unique_ptr<bool[]> out(new bool[hashes.size()]);
-  reader->MayMatchBatch(hashes, absl::MakeSpan(out.get(), hashes.size()));
-  for (size_t i = 0; i < hashes.size(); ++i) {
-    if (!out[i]) __builtin_trap();
-  }
+  lsmbloom::fuzz::CheckFindsKeys(*reader, keys);
+  std::string storage;
+  auto copied = lsmbloom::BlockedBloomReader::Open(lsmbloom::fuzz::OddCopy(*filter, &storage));
+  if (!copied.ok() || copied->bits() != reader->bits()) __builtin_trap();
+  lsmbloom::fuzz::CheckFindsKeys(*copied, keys);
+
+  auto blocked_policy = lsmbloom::NewBlockedBloomPolicy(options);
+  if (!blocked_policy.ok()) __builtin_trap();
+  CheckPolicyRoundTrip(**blocked_policy, keys);
+  auto classic_policy = lsmbloom::NewClassicBloomPolicy(options.bits_per_key);
+  if (!classic_policy.ok()) __builtin_trap();
+  CheckPolicyRoundTrip(**classic_policy, keys);
   return 0;
 }

@@ -16,14 +16,29 @@
 // slots, which pays with many cores hitting one shard; LRU keeps recency
 // exact, the accounting simple, and is the policy RocksDB's users know.)
 //
-// Usage never exceeds capacity: an insert evicts until the new block fits
-// its shard, and a block larger than a shard's share is not cached. A block
-// a lookup still reads stays alive after eviction (it is reference
-// counted) but no longer counts: a lookup holds at most one at a time.
-// Tables may also charge their index and filter memory to the cache
+// Usage (stats().usage_bytes: the data blocks cached plus the table memory
+// charged, below) never exceeds capacity while the table memory charged
+// fits in it, and never exceeds the table memory charged otherwise: at
+// every moment, usage <= max(capacity, reserved_bytes). An insert evicts,
+// under its shard's lock, until the new block fits the shard's share of
+// what table memory leaves; a block larger than that share is not cached.
+//
+// Tables may charge their index and filter memory to the cache
 // (TableReadOptions::charge_table_memory_to_cache): that memory is held as
 // long as the table is open, ahead of every data block, and shrinks what
-// the data blocks may use.
+// the data blocks may use (data blocks are evicted before the charge
+// counts). A cache made with strict_capacity_limit refuses a charge that
+// would pass capacity, and the table fails to open (ResourceExhausted):
+// then usage <= capacity always. Modules of modular filters a TableSet
+// holds beyond module 0 are not charged here: its own cap bounds them
+// (LookupOptions::filter_memory_cap_bytes).
+//
+// Memory beyond usage: a block a lookup still reads stays alive after
+// eviction (it is reference counted), and a block too large to cache lives
+// as long as the lookup that read it; neither counts in usage. A Get holds
+// at most one block at a time, a MultiGet at most one per key of its batch,
+// and neither holds any once it returns. stats().evicted_held counts the
+// evicted blocks lookups still hold.
 //
 // A block is cached under its table's unique id, an id the cache gives each
 // open table, and its offset: a block of a table that was closed (a file a
@@ -45,6 +60,12 @@ struct BlockCacheOptions {
   // 2^shard_bits shards, at most 2^12; -1 picks one from the capacity (at
   // least 512 KiB a shard, at most 64 shards).
   int shard_bits = -1;
+  // Refuse table memory (TableReadOptions::charge_table_memory_to_cache)
+  // that would pass capacity: Table::Open fails with ResourceExhausted, and
+  // usage never exceeds capacity. False: the charge is always taken (an
+  // open table needs its index and filter), evicting every data block if
+  // it must, and usage may reach the table memory charged.
+  bool strict_capacity_limit = false;
 };
 
 // Counters since the cache was made (or ResetStats), and its state now.
@@ -60,6 +81,10 @@ struct BlockCacheStats {
   uint64_t usage_bytes = 0;
   uint64_t reserved_bytes = 0;
   uint64_t entries = 0;
+  // Blocks evicted that lookups still hold, and their charges: memory held
+  // beyond usage_bytes until those lookups finish.
+  uint64_t evicted_held = 0;
+  uint64_t evicted_held_bytes = 0;
 };
 
 namespace internal {

@@ -73,6 +73,10 @@ struct TableOptions {
   // Set it only to write reproducible bytes in tests: two tables sharing an
   // id can have same-offset blocks swapped between them undetected.
   uint64_t unique_id = 0;
+  // The table's lsmbloom.creation_time property, Unix seconds. 0, the
+  // default, records the time Finish() runs. Set it only to write
+  // reproducible bytes (golden files, tests).
+  int64_t creation_time = 0;
 };
 
 struct TableReadOptions {
@@ -95,9 +99,13 @@ struct TableReadOptions {
   // Point lookups fill it; iterators read around it. Null: no cache.
   std::shared_ptr<BlockCache> block_cache;
   // Charge the table's index and filter memory to block_cache while the
-  // table is open, ahead of every data block: one capacity then bounds all
-  // the memory reads hold. (The memory stays the table's either way: an
-  // index or filter is never evicted.)
+  // table is open, ahead of every data block: one capacity then bounds the
+  // index, filter and cached data block memory (lsmbloom/table/block_cache.h
+  // states the bound; modules a TableSet holds beyond a modular filter's
+  // module 0 fall under its own cap instead). ResourceExhausted from Open
+  // where a cache with strict_capacity_limit has no room for them. (The
+  // memory stays the table's either way: an index or filter is never
+  // evicted.)
   bool charge_table_memory_to_cache = false;
 };
 

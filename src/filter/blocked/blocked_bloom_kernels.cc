@@ -19,6 +19,7 @@
 #include "lsmbloom/filter/blocked_bloom-inl.h"
 #include "lsmbloom/filter/blocked_bloom_layout.h"
 #include "src/filter/blocked/blocked_bloom_reference.h"
+#include "src/filter/kernel_choice.h"
 #include "src/filter/simd_dispatch.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -274,33 +275,42 @@ namespace {
 // The public batch probes' one hop, inlined into them (Highway's dispatch
 // table is named from inside this namespace).
 void DispatchProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out) {
-  HWY_DYNAMIC_DISPATCH(ProbeEachKernel)(filters, n, hash, out);
+  HWY_DISPATCH_TABLE(ProbeEachKernel)
+  [KernelTableIndex(KernelFamily::kBlockedProbeEach)](filters, n, hash, out);
 }
 void DispatchProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
                         bool* out) {
-  HWY_DYNAMIC_DISPATCH(ProbePairsKernel)(filters, hashes, n, out);
+  HWY_DISPATCH_TABLE(ProbePairsKernel)
+  [KernelTableIndex(KernelFamily::kBlockedProbePairs)](filters, hashes, n, out);
 }
 }  // namespace
 HWY_EXPORT(Target);
 
 ProbeOneFn ChosenProbeOne() {
-  EnsureSimdTargetChosen();
-  return &HWY_DYNAMIC_DISPATCH(ProbeOne);
+  return HWY_DISPATCH_TABLE(ProbeOne)[KernelTableIndex(KernelFamily::kBlockedProbeOne)];
 }
 
 ProbeBatchFn ChosenProbeBatch() {
-  EnsureSimdTargetChosen();
-  return &HWY_DYNAMIC_DISPATCH(ProbeBatch);
+  return HWY_DISPATCH_TABLE(ProbeBatch)[KernelTableIndex(KernelFamily::kBlockedProbeBatch)];
 }
 
 void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,
                size_t n) {
-  HWY_DYNAMIC_DISPATCH(AddHashes)(bits, num_blocks, num_probes, hashes, n);
+  HWY_DISPATCH_TABLE(AddHashes)
+  [KernelTableIndex(KernelFamily::kBlockedBuild)](bits, num_blocks, num_probes, hashes, n);
 }
 
-// Declared in simd_dispatch.h: the blocked kernels are the ones every build
-// has, so their dispatch table answers for all kinds.
-int64_t ActiveTargetBit() { return HWY_DYNAMIC_DISPATCH(Target)(); }
+BlockedKernels BlockedKernelsAt(size_t index) {
+  return {HWY_DISPATCH_TABLE(ProbeOne)[index], HWY_DISPATCH_TABLE(ProbeBatch)[index],
+          HWY_DISPATCH_TABLE(AddHashes)[index], HWY_DISPATCH_TABLE(ProbeEachKernel)[index],
+          HWY_DISPATCH_TABLE(ProbePairsKernel)[index]};
+}
+
+// Declared in simd_dispatch.h: the target of the blocked one-key probe,
+// read from the table entry it calls (so a wrong index shows).
+int64_t ActiveTargetBit() {
+  return HWY_DISPATCH_TABLE(Target)[KernelTableIndex(KernelFamily::kBlockedProbeOne)]();
+}
 
 }  // namespace internal
 

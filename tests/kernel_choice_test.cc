@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -72,6 +73,35 @@ TEST_F(KernelChoiceTest, EveryFamilyKeepsTheFastestTargetOrAWiderOneWithinTheTie
   for (size_t f = 0; f < choices.size(); ++f) {
     EXPECT_EQ(again[f].target, choices[f].target);
     EXPECT_EQ(again[f].timing_us, choices[f].timing_us);
+  }
+}
+
+// Threads that use the kernels first at the same moment (timing them) all
+// get correct answers and then see the same choices and timings; TSan
+// runs this test for races in the one-time choice.
+TEST_F(KernelChoiceTest, ConcurrentFirstUsesAgreeOnOneChoice) {
+  internal::ForgetTimingsForTest();
+  const std::vector<uint64_t> keys = Hashes(3, 2000);
+  std::vector<std::vector<KernelChoice>> seen(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < seen.size(); ++t) {
+    threads.emplace_back([&, t] {
+      auto builder = BlockedBloomBuilder::Create(BlockedBloomOptions());
+      for (uint64_t h : keys) builder->AddHash(h);
+      const std::string filter = *builder->Finish();
+      const auto reader = BlockedBloomReader::Open(filter);
+      for (uint64_t h : keys) EXPECT_TRUE(reader->MayMatchHash(h));
+      seen[t] = SimdKernelChoices();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (size_t t = 1; t < seen.size(); ++t) {
+    ASSERT_EQ(seen[t].size(), seen[0].size());
+    for (size_t f = 0; f < seen[0].size(); ++f) {
+      EXPECT_EQ(seen[t][f].target, seen[0][f].target);
+      EXPECT_EQ(seen[t][f].timing_us, seen[0][f].timing_us);
+      EXPECT_EQ(seen[t][f].how, "measured");
+    }
   }
 }
 

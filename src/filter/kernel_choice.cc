@@ -141,6 +141,13 @@ void PinFamilyTargetForTest(KernelFamily family, int64_t bit) {
   ResetDecisions();
 }
 
+void ForgetTimingsForTest() {
+  State& s = GetState();
+  std::lock_guard<std::mutex> lock(s.mu);
+  for (bool& timed : s.timed) timed = false;
+  ResetDecisions();
+}
+
 void SetChooseByMeasurement(bool on) {
   State& s = GetState();
   std::lock_guard<std::mutex> lock(s.mu);

@@ -58,6 +58,9 @@ void PinKernelTarget(int64_t bit);
 // targets across families.
 void PinFamilyTargetForTest(KernelFamily family, int64_t bit);
 
+// Forgets every timing, so the next use times again (tests of first use).
+void ForgetTimingsForTest();
+
 // Unpinned families: by measurement (true, the default unless
 // LSMBLOOM_SIMD_CHOICE=widest) or the widest target (false).
 void SetChooseByMeasurement(bool on);

@@ -89,8 +89,10 @@ void PrintKernelChoices(bool ribbon) {
   const std::vector<KernelChoice> choices = SimdKernelChoices();
   std::string targets, timings;
   double timing_us = 0;
+  bool all_alike = true;
   for (const KernelChoice& c : choices) {
     absl::StrAppend(&targets, targets.empty() ? "" : ", ", c.family, " ", c.target);
+    all_alike = all_alike && c.target == choices[0].target;
     timing_us += c.timing_us;
     const bool shown = ribbon ? (c.family == "ribbon_probe_one" || c.family == "ribbon_probe_batch")
                               : (c.family == "blocked_build" || c.family == "blocked_probe_one");
@@ -100,6 +102,7 @@ void PrintKernelChoices(bool ribbon) {
       absl::StrAppend(&timings, " ", target, " ", absl::SixDigits(ns));
     }
   }
+  if (all_alike) targets = "every family " + choices[0].target;
   std::printf("kernels          %s (%s%s)\n", targets.c_str(), choices[0].how.c_str(),
               timing_us > 0 ? absl::StrCat(", timing took ", absl::SixDigits(timing_us), " us")
                                   .c_str()

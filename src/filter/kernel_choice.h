@@ -85,7 +85,7 @@ struct FamilyChoice {
   enum class How { kPinned, kMeasured, kWidest } how = How::kWidest;
   // (target bit, ns per op), widest first; empty if never timed.
   std::vector<std::pair<int64_t, double>> ns_per_op;
-  double timing_us = 0;  // Wall time its timing took (0 if never timed).
+  double timing_us = 0;  // CPU time its timing took (0 if never timed).
 };
 
 // Every family's choice, deciding (and timing) those not yet decided.

@@ -1,5 +1,5 @@
 // The workloads kernel_choice.cc times each target on: small filters in
-// L1/L2, shaped as the library uses them (k = 7 and about 50 keys a block
+// L1/L2, shaped as the library uses them (k = 6 and about 50 keys a block
 // for the build, as at 10 bits/key; random absent keys for the probes), so
 // one run costs well under a microsecond on the fast targets.
 
@@ -19,7 +19,7 @@ namespace internal {
 namespace {
 
 constexpr size_t kOps = 128;          // Probes per run.
-constexpr int kProbes = 7;            // k at 10 bits/key.
+constexpr int kProbes = 6;            // k at 10 bits/key.
 constexpr uint64_t kProbeBlocks = 64;  // 4 KiB.
 constexpr size_t kFilters = 16;       // Each of kProbeBlocks / kFilters blocks.
 constexpr uint64_t kBuildBlocks = 4;  // About 50 keys a block...

@@ -65,7 +65,9 @@ struct KernelChoice {
   // Every available target's time on the family's workload, ns per key,
   // widest first; empty if the family was never timed.
   std::vector<std::pair<std::string, double>> ns_per_op;
-  double timing_us = 0;  // What timing the family cost (0: never timed).
+  // CPU time the family's timing took, page faults of first use included
+  // (0: never timed).
+  double timing_us = 0;
 };
 
 // Every family's choice; times the families not yet chosen.

@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("lsmbloom_kernel_" + c.family, value);
     timing_us += c.timing_us;
   }
-  benchmark::AddCustomContext("lsmbloom_kernel_timing_us", absl::StrCat(absl::SixDigits(timing_us)));
+  benchmark::AddCustomContext("lsmbloom_kernel_timing_us",
+                              absl::StrCat(absl::SixDigits(timing_us)));
   lsmbloom::bench::AddMachineContext();
   benchmark::Initialize(&argc, argv);
   lsmbloom::bench::RegisterAll();

@@ -3,6 +3,8 @@
 // timing, and families on different targets at once write the same bytes
 // and give the same answers as every family on one target.
 
+#include "src/filter/kernel_choice.h"
+
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -16,7 +18,6 @@
 #include "lsmbloom/filter/ribbon.h"
 #include "lsmbloom/filter/simd.h"
 #include "src/filter/blocked/blocked_bloom_reference.h"
-#include "src/filter/kernel_choice.h"
 #include "src/filter/ribbon/ribbon_reference.h"
 #include "src/filter/simd_dispatch.h"
 #include "tests/test_keys.h"
@@ -153,7 +154,7 @@ TEST_F(KernelChoiceTest, FamiliesOnDifferentTargetsWriteAndAnswerAlike) {
     bits.push_back(internal::ActiveTargetBit());
   }
   const std::vector<uint64_t> keys = Hashes(1, 20000);
-  const std::vector<uint64_t> probes = Hashes(2, 4000);  // Mostly absent...
+  const std::vector<uint64_t> probes = Hashes(2, 4000);              // Mostly absent...
   std::vector<uint64_t> queries(keys.begin(), keys.begin() + 1000);  // ...and present.
   queries.insert(queries.end(), probes.begin(), probes.end());
 

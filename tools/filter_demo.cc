@@ -104,9 +104,9 @@ void PrintKernelChoices(bool ribbon) {
   }
   if (all_alike) targets = "every family " + choices[0].target;
   std::printf("kernels          %s (%s%s)\n", targets.c_str(), choices[0].how.c_str(),
-              timing_us > 0 ? absl::StrCat(", timing took ", absl::SixDigits(timing_us), " us")
-                                  .c_str()
-                            : "");
+              timing_us > 0
+                  ? absl::StrCat(", timing took ", absl::SixDigits(timing_us), " us").c_str()
+                  : "");
   if (!timings.empty()) std::printf("kernel ns/key    %s\n", timings.c_str());
 }
 

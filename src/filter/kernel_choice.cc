@@ -114,7 +114,7 @@ FamilyChoice TimeFamily(KernelFamily family) {
 
 const char* KernelFamilyName(KernelFamily family) {
   static constexpr const char* kNames[kNumKernelFamilies] = {
-      "blocked_build",     "blocked_probe_one",  "blocked_probe_batch",
+      "blocked_build",      "blocked_probe_one",   "blocked_probe_batch",
       "blocked_probe_each", "blocked_probe_pairs", "ribbon_probe_one",
       "ribbon_probe_batch", "ribbon_probe_each",   "ribbon_probe_pairs"};
   return kNames[static_cast<int>(family)];

@@ -18,12 +18,12 @@ namespace lsmbloom {
 namespace internal {
 namespace {
 
-constexpr size_t kOps = 128;          // Probes per run.
-constexpr int kProbes = 6;            // k at 10 bits/key.
+constexpr size_t kOps = 128;           // Probes per run.
+constexpr int kProbes = 6;             // k at 10 bits/key.
 constexpr uint64_t kProbeBlocks = 64;  // 4 KiB.
-constexpr size_t kFilters = 16;       // Each of kProbeBlocks / kFilters blocks.
-constexpr uint64_t kBuildBlocks = 4;  // About 50 keys a block...
-constexpr size_t kBuildKeys = 200;    // ...set in random order.
+constexpr size_t kFilters = 16;        // Each of kProbeBlocks / kFilters blocks.
+constexpr uint64_t kBuildBlocks = 4;   // About 50 keys a block...
+constexpr size_t kBuildKeys = 200;     // ...set in random order.
 constexpr uint64_t kRibbonSegments = 64;
 constexpr uint32_t kRibbonColumns = 7;  // r at about 10 bits/key.
 

@@ -184,8 +184,8 @@ HWY_INLINE hn::Vec<D64> ProbeMasks<0>(const uint64_t*, size_t, hn::Vec<D64>, int
 // built the Iota through four 8-bit stores read back as one vector, a
 // store-forwarding stall on every key that made the AVX2 build several
 // times slower than the portable one.
-alignas(64) constexpr uint64_t kMinusFirstBit[8] = {
-    0, 0 - 64ull, 0 - 128ull, 0 - 192ull, 0 - 256ull, 0 - 320ull, 0 - 384ull, 0 - 448ull};
+alignas(64) constexpr uint64_t kMinusFirstBit[8] = {0,          0 - 64ull,  0 - 128ull, 0 - 192ull,
+                                                    0 - 256ull, 0 - 320ull, 0 - 384ull, 0 - 448ull};
 
 template <int kProbes>
 HWY_INLINE void SetKeyBits(uint8_t* block, const uint64_t* positions, size_t stride) {

@@ -38,10 +38,10 @@ void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_
 
 using AddHashesFn = void (*)(uint8_t* bits, uint64_t num_blocks, int num_probes,
                              const uint64_t* hashes, size_t n);
-using BlockedProbeEachFn = void (*)(const BlockedBloomView* const* filters, size_t n,
-                                    uint64_t hash, bool* out);
-using BlockedProbePairsFn = void (*)(const BlockedBloomView* const* filters,
-                                     const uint64_t* hashes, size_t n, bool* out);
+using BlockedProbeEachFn = void (*)(const BlockedBloomView* const* filters, size_t n, uint64_t hash,
+                                    bool* out);
+using BlockedProbePairsFn = void (*)(const BlockedBloomView* const* filters, const uint64_t* hashes,
+                                     size_t n, bool* out);
 
 // Every blocked kernel of one target, for timing them (kernel_choice.h).
 struct BlockedKernels {

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
 #include "lsmbloom/filter/simd.h"
@@ -23,14 +24,13 @@ int main(int argc, char** argv) {
   for (const lsmbloom::KernelChoice& c : lsmbloom::SimdKernelChoices()) {
     std::string value = absl::StrCat(c.target, " (", c.how);
     for (const auto& [target, ns] : c.ns_per_op) {
-      absl::StrAppend(&value, ", ", target, " ", absl::SixDigits(ns));
+      absl::StrAppend(&value, ", ", target, " ", absl::StrFormat("%.3g", ns));
     }
     absl::StrAppend(&value, c.ns_per_op.empty() ? ")" : " ns/op)");
     benchmark::AddCustomContext("lsmbloom_kernel_" + c.family, value);
     timing_us += c.timing_us;
   }
-  benchmark::AddCustomContext("lsmbloom_kernel_timing_us",
-                              absl::StrCat(absl::SixDigits(timing_us)));
+  benchmark::AddCustomContext("lsmbloom_kernel_timing_us", absl::StrFormat("%.0f", timing_us));
   lsmbloom::bench::AddMachineContext();
   benchmark::Initialize(&argc, argv);
   lsmbloom::bench::RegisterAll();

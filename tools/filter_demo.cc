@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/bloom_math.h"
 #include "lsmbloom/filter/ribbon.h"
@@ -99,14 +100,12 @@ void PrintKernelChoices(bool ribbon) {
     if (!shown || c.ns_per_op.empty()) continue;
     absl::StrAppend(&timings, timings.empty() ? "" : "; ", c.family, ":");
     for (const auto& [target, ns] : c.ns_per_op) {
-      absl::StrAppend(&timings, " ", target, " ", absl::SixDigits(ns));
+      absl::StrAppend(&timings, " ", target, " ", absl::StrFormat("%.3g", ns));
     }
   }
   if (all_alike) targets = "every family " + choices[0].target;
   std::printf("kernels          %s (%s%s)\n", targets.c_str(), choices[0].how.c_str(),
-              timing_us > 0
-                  ? absl::StrCat(", timing took ", absl::SixDigits(timing_us), " us").c_str()
-                  : "");
+              timing_us > 0 ? absl::StrFormat(", timing took %.0f us", timing_us).c_str() : "");
   if (!timings.empty()) std::printf("kernel ns/key    %s\n", timings.c_str());
 }
 

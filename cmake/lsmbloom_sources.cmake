@@ -49,6 +49,9 @@ set(LSMBLOOM_FILTER_SOURCES
   src/filter/hash_buffer.h
   src/filter/huge_pages.cc
   src/filter/huge_pages.h
+  src/filter/kernel_choice.cc
+  src/filter/kernel_choice.h
+  src/filter/kernel_timing.cc
   src/filter/key_hash.cc
   src/filter/key_hash_short.h
   src/filter/modular/modular_format.cc

@@ -20,6 +20,7 @@ fail() {
   fail "demo exited with status $?: $(cat "$TEST_TMPDIR/demo.err")"
 
 grep -q '^present keys missed  0 of 20000 ' "$out" || fail "a present key was missed"
+grep -Eq '^kernels +.*(measured|pinned|widest)' "$out" || fail "no line naming each kernel's target"
 
 # Measured FPR within 4 sigma (plus 10%) of the blocked model's prediction.
 measured=$(sed -n 's/^false positives *\([0-9.]*\)% measured on 200000 absent keys.*/\1/p' "$out")

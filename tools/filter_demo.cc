@@ -6,10 +6,12 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "lsmbloom/filter/blocked_bloom.h"
 #include "lsmbloom/filter/bloom_math.h"
 #include "lsmbloom/filter/ribbon.h"
@@ -82,6 +84,31 @@ void PrintPrediction(const RibbonReader& reader) {
       100 * g.predicted_fpr(), 100 * std::exp2(-g.bits_per_key()));
 }
 
+// Two lines: the target each kernel family runs, and what the families this
+// kind uses measured on each target when the library timed them.
+void PrintKernelChoices(bool ribbon) {
+  const std::vector<KernelChoice> choices = SimdKernelChoices();
+  std::string targets, timings;
+  double timing_us = 0;
+  bool all_alike = true;
+  for (const KernelChoice& c : choices) {
+    absl::StrAppend(&targets, targets.empty() ? "" : ", ", c.family, " ", c.target);
+    all_alike = all_alike && c.target == choices[0].target;
+    timing_us += c.timing_us;
+    const bool shown = ribbon ? (c.family == "ribbon_probe_one" || c.family == "ribbon_probe_batch")
+                              : (c.family == "blocked_build" || c.family == "blocked_probe_one");
+    if (!shown || c.ns_per_op.empty()) continue;
+    absl::StrAppend(&timings, timings.empty() ? "" : "; ", c.family, ":");
+    for (const auto& [target, ns] : c.ns_per_op) {
+      absl::StrAppend(&timings, " ", target, " ", absl::StrFormat("%.3g", ns));
+    }
+  }
+  if (all_alike) targets = "every family " + choices[0].target;
+  std::printf("kernels          %s (%s%s)\n", targets.c_str(), choices[0].how.c_str(),
+              timing_us > 0 ? absl::StrFormat(", timing took %.0f us", timing_us).c_str() : "");
+  if (!timings.empty()) std::printf("kernel ns/key    %s\n", timings.c_str());
+}
+
 // Builds with `builder` (three times), then measures the reader of type
 // Reader on present and absent keys and prints the report.
 template <typename Reader, typename Builder>
@@ -89,6 +116,7 @@ absl::Status BuildAndMeasure(Builder& builder, const FilterDemoOptions& options)
   const uint64_t n = options.num_keys, absent_n = options.num_absent;
   std::printf("== One filter: %llu random 16-byte keys, SIMD target %s ==\n",
               static_cast<unsigned long long>(n), ActiveSimdTarget().c_str());
+  PrintKernelChoices(std::is_same<Reader, RibbonReader>::value);
   const auto present = MakeKeys(n, 'P');
   const auto absent = MakeKeys(absent_n, 'A');
   auto key = [](const std::unique_ptr<char[]>& keys, uint64_t i) {

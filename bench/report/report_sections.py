@@ -334,6 +334,18 @@ def simd_section(runs, contexts, plot):
            "one target."
            + (f" The unsuffixed runs above used target `{active[0]}`." if active else ""),
            "", md_table(header, rows), ""]
+    # The target each kernel family ran unpinned, with the per-target
+    # timings it was chosen by (bench_main.cc's lsmbloom_kernel_* context).
+    prefix = "lsmbloom_kernel_"
+    chosen = next((c for _, c in contexts if any(k.startswith(prefix) for k in c)), {})
+    if chosen:
+        cost = chosen.get(prefix + "timing_us")
+        out += ["Each kernel family's target in the unsuffixed runs (timed at first use "
+                "unless pinned: ns/op per target"
+                + (f"; the timing took {cost} us of CPU time" if cost else "") + "):", ""]
+        out += [f"- `{k[len(prefix):]}`: {v}" for k, v in sorted(chosen.items())
+                if k.startswith(prefix) and k != prefix + "timing_us"]
+        out += [""]
     for key, by_t in columns.items():
         if key[3] != "fpr":
             continue

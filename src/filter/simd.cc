@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hwy/targets.h"
+#include "src/filter/kernel_choice.h"
 #include "src/filter/simd_dispatch.h"
 
 namespace lsmbloom {
@@ -29,11 +31,13 @@ constexpr NamedTarget kTargets[] = {
     {"emu128", HWY_EMU128},     {"scalar", HWY_SCALAR},
 };
 
-// Targets compiled here and supported by the CPU, read once before any pin
-// narrows what Highway reports.
-int64_t AvailableBits() {
-  static const int64_t bits = hwy::SupportedTargets() & HWY_TARGETS;
-  return bits;
+int64_t AvailableBits() { return internal::AvailableTargetBits(); }
+
+std::string TargetName(int64_t bit) {
+  for (const NamedTarget& t : kTargets) {
+    if (t.bit == bit) return t.name;
+  }
+  return absl::StrCat("target bit ", bit);
 }
 
 }  // namespace
@@ -60,8 +64,10 @@ absl::Status PinSimdTarget(std::string_view name) {
                        "; available: best, ", absl::StrJoin(AvailableSimdTargets(), ", ")));
     }
   }
+  // Highway's own choice follows the pin too, for any HWY_DYNAMIC_DISPATCH.
   hwy::SetSupportedTargetsForTest(chosen);
   hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  internal::PinKernelTarget(chosen);
   return absl::OkStatus();
 }
 
@@ -92,12 +98,26 @@ uint64_t BatchPrefetchAboveBytes() {
 
 }  // namespace internal
 
-std::string ActiveSimdTarget() {
-  const int64_t bit = internal::ActiveTargetBit();
-  for (const NamedTarget& t : kTargets) {
-    if (t.bit == bit) return t.name;
+std::string ActiveSimdTarget() { return TargetName(internal::ActiveTargetBit()); }
+
+void SetSimdChoice(SimdChoice choice) {
+  internal::SetChooseByMeasurement(choice == SimdChoice::kFastestMeasured);
+}
+
+std::vector<KernelChoice> SimdKernelChoices() {
+  std::vector<KernelChoice> choices;
+  for (const internal::FamilyChoice& f : internal::KernelChoices()) {
+    KernelChoice c;
+    c.family = internal::KernelFamilyName(f.family);
+    c.target = TargetName(f.target_bit);
+    c.how = f.how == internal::FamilyChoice::How::kPinned     ? "pinned"
+            : f.how == internal::FamilyChoice::How::kMeasured ? "measured"
+                                                              : "widest";
+    for (const auto& [bit, ns] : f.ns_per_op) c.ns_per_op.emplace_back(TargetName(bit), ns);
+    c.timing_us = f.timing_us;
+    choices.push_back(std::move(c));
   }
-  return absl::StrCat("target bit ", bit);
+  return choices;
 }
 
 }  // namespace lsmbloom

@@ -5,7 +5,8 @@
 // BlockedBloomReader::MayMatchHash makes one indirect call per key into the
 // kernel chosen at run time. The call costs about as much as the probe, so a
 // caller with its own per-target loop can include this header inside its
-// HWY_NAMESPACE and probe without any call, on the best target the CPU has:
+// HWY_NAMESPACE and probe without any call, on the target its own dispatch
+// runs:
 //
 //   #include "lsmbloom/filter/blocked_bloom-inl.h"   // after hwy/highway.h
 //   HWY_BEFORE_NAMESPACE();

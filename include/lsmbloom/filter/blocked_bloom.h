@@ -209,7 +209,7 @@ class BlockedBloomReader {
   bool MayMatch(std::string_view key) const;
 
   // As MayMatch, for hash == KeyHash(key, geometry().hash): one indirect call
-  // into the kernel of the best target the CPU has, chosen at Open. Code
+  // into the kernel of its family's target (simd.h), bound at Open. Code
   // that probes many hashes without a call each keeps its own per-target
   // loop and a BlockedBloomProber (blocked_bloom-inl.h); both answer alike.
   bool MayMatchHash(uint64_t hash) const {

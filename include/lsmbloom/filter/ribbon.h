@@ -216,7 +216,7 @@ class RibbonReader {
   bool MayMatch(std::string_view key) const { return MayMatchHash(KeyHash(key, geometry_.hash)); }
 
   // As MayMatch, for hash == KeyHash(key, geometry().hash). One call into
-  // the SIMD kernel of the best target the CPU has, chosen at Open (the
+  // the SIMD kernel of its family's target (simd.h), bound at Open (the
   // columns' parities computed side by side in vector lanes).
   bool MayMatchHash(uint64_t hash) const {
     return view_.num_starts != 0 && probe_one_(view_, hash);

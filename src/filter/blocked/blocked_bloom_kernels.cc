@@ -19,6 +19,7 @@
 #include "lsmbloom/filter/blocked_bloom-inl.h"
 #include "lsmbloom/filter/blocked_bloom_layout.h"
 #include "src/filter/blocked/blocked_bloom_reference.h"
+#include "src/filter/kernel_choice.h"
 #include "src/filter/simd_dispatch.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -177,15 +178,21 @@ HWY_INLINE hn::Vec<D64> ProbeMasks<0>(const uint64_t*, size_t, hn::Vec<D64>, int
   return hn::Zero(D64());
 }
 
+// -64 * w (mod 2^64) for each 64-bit word w of a block: adding it is the
+// subtraction described above. Loaded as a constant: computed as
+// Iota(w) * 64, it cost an emulated 64-bit multiply per vector, and GCC
+// built the Iota through four 8-bit stores read back as one vector, a
+// store-forwarding stall on every key that made the AVX2 build several
+// times slower than the portable one.
+alignas(64) constexpr uint64_t kMinusFirstBit[8] = {0,          0 - 64ull,  0 - 128ull, 0 - 192ull,
+                                                    0 - 256ull, 0 - 320ull, 0 - 384ull, 0 - 448ull};
+
 template <int kProbes>
 HWY_INLINE void SetKeyBits(uint8_t* block, const uint64_t* positions, size_t stride) {
   const D64 d64;
   for (size_t s = 0; s < kMaskVectors; ++s) {
-    // Adding -64 * lane (mod 2^64) is the subtraction described above.
-    const auto minus_first_bit =
-        hn::Neg(hn::BitCast(hn::RebindToSigned<D64>(),
-                            hn::Mul(hn::Iota(d64, s * kLanes64), hn::Set(d64, uint64_t{64}))));
-    const auto mask = ProbeMasks<kProbes>(positions, stride, hn::BitCast(d64, minus_first_bit), 0);
+    const auto minus_first_bit = hn::Load(d64, kMinusFirstBit + s * kLanes64);
+    const auto mask = ProbeMasks<kProbes>(positions, stride, minus_first_bit, 0);
     uint64_t* words = reinterpret_cast<uint64_t*>(block) + s * kLanes64;
     hn::StoreU(hn::Or(hn::LoadU(d64, words), mask), d64, words);
   }
@@ -274,33 +281,42 @@ namespace {
 // The public batch probes' one hop, inlined into them (Highway's dispatch
 // table is named from inside this namespace).
 void DispatchProbeEach(const BlockedBloomView* const* filters, size_t n, uint64_t hash, bool* out) {
-  HWY_DYNAMIC_DISPATCH(ProbeEachKernel)(filters, n, hash, out);
+  HWY_DISPATCH_TABLE(ProbeEachKernel)
+  [KernelTableIndex(KernelFamily::kBlockedProbeEach)](filters, n, hash, out);
 }
 void DispatchProbePairs(const BlockedBloomView* const* filters, const uint64_t* hashes, size_t n,
                         bool* out) {
-  HWY_DYNAMIC_DISPATCH(ProbePairsKernel)(filters, hashes, n, out);
+  HWY_DISPATCH_TABLE(ProbePairsKernel)
+  [KernelTableIndex(KernelFamily::kBlockedProbePairs)](filters, hashes, n, out);
 }
 }  // namespace
 HWY_EXPORT(Target);
 
 ProbeOneFn ChosenProbeOne() {
-  EnsureSimdTargetChosen();
-  return &HWY_DYNAMIC_DISPATCH(ProbeOne);
+  return HWY_DISPATCH_TABLE(ProbeOne)[KernelTableIndex(KernelFamily::kBlockedProbeOne)];
 }
 
 ProbeBatchFn ChosenProbeBatch() {
-  EnsureSimdTargetChosen();
-  return &HWY_DYNAMIC_DISPATCH(ProbeBatch);
+  return HWY_DISPATCH_TABLE(ProbeBatch)[KernelTableIndex(KernelFamily::kBlockedProbeBatch)];
 }
 
 void AddHashes(uint8_t* bits, uint64_t num_blocks, int num_probes, const uint64_t* hashes,
                size_t n) {
-  HWY_DYNAMIC_DISPATCH(AddHashes)(bits, num_blocks, num_probes, hashes, n);
+  HWY_DISPATCH_TABLE(AddHashes)
+  [KernelTableIndex(KernelFamily::kBlockedBuild)](bits, num_blocks, num_probes, hashes, n);
 }
 
-// Declared in simd_dispatch.h: the blocked kernels are the ones every build
-// has, so their dispatch table answers for all kinds.
-int64_t ActiveTargetBit() { return HWY_DYNAMIC_DISPATCH(Target)(); }
+BlockedKernels BlockedKernelsAt(size_t index) {
+  return {HWY_DISPATCH_TABLE(ProbeOne)[index], HWY_DISPATCH_TABLE(ProbeBatch)[index],
+          HWY_DISPATCH_TABLE(AddHashes)[index], HWY_DISPATCH_TABLE(ProbeEachKernel)[index],
+          HWY_DISPATCH_TABLE(ProbePairsKernel)[index]};
+}
+
+// Declared in simd_dispatch.h: the target of the blocked one-key probe,
+// read from the table entry it calls (so a wrong index shows).
+int64_t ActiveTargetBit() {
+  return HWY_DISPATCH_TABLE(Target)[KernelTableIndex(KernelFamily::kBlockedProbeOne)]();
+}
 
 }  // namespace internal
 

@@ -11,6 +11,7 @@
 #include "hwy/cache_control.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
+#include "src/filter/kernel_choice.h"
 #include "src/filter/ribbon/ribbon_layout.h"
 #include "src/filter/ribbon/ribbon_reference.h"
 #include "src/filter/simd_dispatch.h"
@@ -340,22 +341,27 @@ namespace {
 // The public batch probes' one hop, inlined into them (Highway's dispatch
 // table is named from inside this namespace).
 void DispatchProbeEach(const RibbonView* const* filters, size_t n, uint64_t hash, bool* out) {
-  HWY_DYNAMIC_DISPATCH(ProbeEachKernel)(filters, n, hash, out);
+  HWY_DISPATCH_TABLE(ProbeEachKernel)
+  [KernelTableIndex(KernelFamily::kRibbonProbeEach)](filters, n, hash, out);
 }
 void DispatchProbePairs(const RibbonView* const* filters, const uint64_t* hashes, size_t n,
                         bool* out) {
-  HWY_DYNAMIC_DISPATCH(ProbePairsKernel)(filters, hashes, n, out);
+  HWY_DISPATCH_TABLE(ProbePairsKernel)
+  [KernelTableIndex(KernelFamily::kRibbonProbePairs)](filters, hashes, n, out);
 }
 }  // namespace
 
 RibbonProbeOneFn ChosenRibbonProbeOne() {
-  EnsureSimdTargetChosen();
-  return &HWY_DYNAMIC_DISPATCH(ProbeOne);
+  return HWY_DISPATCH_TABLE(ProbeOne)[KernelTableIndex(KernelFamily::kRibbonProbeOne)];
 }
 
 RibbonProbeBatchFn ChosenRibbonProbeBatch() {
-  EnsureSimdTargetChosen();
-  return &HWY_DYNAMIC_DISPATCH(ProbeBatch);
+  return HWY_DISPATCH_TABLE(ProbeBatch)[KernelTableIndex(KernelFamily::kRibbonProbeBatch)];
+}
+
+RibbonKernels RibbonKernelsAt(size_t index) {
+  return {HWY_DISPATCH_TABLE(ProbeOne)[index], HWY_DISPATCH_TABLE(ProbeBatch)[index],
+          HWY_DISPATCH_TABLE(ProbeEachKernel)[index], HWY_DISPATCH_TABLE(ProbePairsKernel)[index]};
 }
 
 }  // namespace internal

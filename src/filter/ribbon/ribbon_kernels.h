@@ -26,9 +26,24 @@ using RibbonProbeOneFn = bool (*)(const RibbonView& view, uint64_t hash);
 using RibbonProbeBatchFn = void (*)(const RibbonView& view, const uint64_t* hashes, size_t n,
                                     bool* out, bool prefetch);
 
-// The kernels of the target Highway has chosen now (PinSimdTarget).
+// The kernels of their families' targets now (kernel_choice.h).
 RibbonProbeOneFn ChosenRibbonProbeOne();
 RibbonProbeBatchFn ChosenRibbonProbeBatch();
+
+using RibbonProbeEachFn = void (*)(const RibbonView* const* filters, size_t n, uint64_t hash,
+                                   bool* out);
+using RibbonProbePairsFn = void (*)(const RibbonView* const* filters, const uint64_t* hashes,
+                                    size_t n, bool* out);
+
+// Every Ribbon kernel of one target, for timing them (kernel_choice.h).
+struct RibbonKernels {
+  RibbonProbeOneFn probe_one;
+  RibbonProbeBatchFn probe_batch;
+  RibbonProbeEachFn probe_each;
+  RibbonProbePairsFn probe_pairs;
+};
+// The kernels at `index` of the dispatch tables (TableIndexOfTarget).
+RibbonKernels RibbonKernelsAt(size_t index);
 
 }  // namespace internal
 }  // namespace lsmbloom

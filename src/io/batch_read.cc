@@ -257,24 +257,27 @@ void ReadRawWithIoUring(absl::Span<RawRead> reads) {
       for (RawRead& r : round) ReadSynchronously(r);
       continue;
     }
-    // Each read's range of the batch buffer, aligned for a direct read.
+    // Each read's range of the batch buffer: a direct read's starts on a
+    // kDirectReadAlignment boundary (its length is a multiple of it), a
+    // buffered read's on a cache line.
     std::vector<Target> targets(round.size());
+    std::vector<size_t> starts(round.size());
     size_t bytes = 0;
     for (size_t i = 0; i < round.size(); ++i) {
       const AlignedRange range = round[i].direct ? AlignForDirectRead(round[i].offset, round[i].n)
                                                  : AlignedRange{round[i].offset, round[i].n};
+      const size_t align = round[i].direct ? kDirectReadAlignment : 64;
+      bytes = (bytes + align - 1) & ~(align - 1);
+      starts[i] = bytes;
       targets[i] = {nullptr, range.begin, range.length};
-      bytes += (range.length + kDirectReadAlignment - 1) & ~(kDirectReadAlignment - 1);
+      bytes += range.length;
     }
     char* buffer = ThreadAlignedBuffer(AlignedUse::kBatch, std::max<size_t>(bytes, 1));
     if (buffer == nullptr) {
       for (RawRead& r : round) r.status = ReadError(r.path, r.offset, r.n, ENOMEM);
       continue;
     }
-    for (size_t i = 0, at = 0; i < round.size(); ++i) {
-      targets[i].buf = buffer + at;
-      at += (targets[i].length + kDirectReadAlignment - 1) & ~(kDirectReadAlignment - 1);
-    }
+    for (size_t i = 0; i < round.size(); ++i) targets[i].buf = buffer + starts[i];
     ReadRound(ring, round, targets);
   }
 }

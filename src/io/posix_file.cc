@@ -220,7 +220,8 @@ std::string_view CopyFromAligned(const char* aligned, size_t got, const AlignedR
                                  uint64_t offset, size_t n, char* scratch) {
   const size_t skip = static_cast<size_t>(offset - range.begin);
   const size_t copied = got > skip ? std::min(n, got - skip) : 0;
-  std::memcpy(scratch, aligned + skip, copied);
+  // A buffered read may have landed in `scratch` itself: nothing to move.
+  if (scratch != aligned + skip) std::memcpy(scratch, aligned + skip, copied);
   return std::string_view(scratch, copied);
 }
 

@@ -244,8 +244,7 @@ absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset, std:
 }
 
 absl::Status CheckBlockHandle(const BlockHandle& handle, BlockKind kind, uint64_t limit) {
-  if (handle.offset > limit || handle.size > limit - handle.offset ||
-      limit - handle.offset - handle.size < kBlockTrailerSize) {
+  if (!BlockHandleFits(handle, limit)) {
     return Corrupt(kind, absl::StrCat("at offset ", handle.offset, ": size ", handle.size,
                                       " extends past byte ", limit, " of the file"));
   }
@@ -254,10 +253,7 @@ absl::Status CheckBlockHandle(const BlockHandle& handle, BlockKind kind, uint64_
 
 std::string_view MappedBlockBytes(const RandomAccessFile& file, const BlockHandle& handle) {
   const std::string_view mapped = file.MappedContents();
-  if (mapped.size() != file.Size() ||
-      !CheckBlockHandle(handle, BlockKind::kData, mapped.size()).ok()) {
-    return {};
-  }
+  if (mapped.size() != file.Size() || !BlockHandleFits(handle, mapped.size())) return {};
   return mapped.substr(handle.offset, handle.size + kBlockTrailerSize);
 }
 

@@ -143,6 +143,12 @@ absl::StatusOr<BlockHandle> WriteBlock(WritableFile* file, uint64_t offset, std:
 // (offset + size may wrap).
 absl::Status CheckBlockHandle(const BlockHandle& handle, BlockKind kind, uint64_t limit);
 
+// CheckBlockHandle's test alone, for the mapped read path (no Status).
+inline bool BlockHandleFits(const BlockHandle& handle, uint64_t limit) {
+  return handle.offset <= limit && handle.size <= limit - handle.offset &&
+         limit - handle.offset - handle.size >= kBlockTrailerSize;
+}
+
 // The bytes of the block at `handle` and its trailer, in place, when `file`
 // is mapped and they lie inside it; empty otherwise. Unverified.
 std::string_view MappedBlockBytes(const RandomAccessFile& file, const BlockHandle& handle);

@@ -17,8 +17,8 @@
 // Environment: LSMBLOOM_SIMD pins the SIMD target of the unsuffixed runs;
 // LSMBLOOM_BENCH_MAX_KEYS caps n (default 10^8).
 //
-// The benchmarks live in filter_bench_build.cc, filter_bench_query.cc and
-// filter_bench_fpr.cc, the filters they measure in filter_bench_filters.cc;
+// The benchmarks live in filter_bench_build.cc, filter_bench_query.cc,
+// filter_bench_lines.cc and filter_bench_fpr.cc, the filters they measure in filter_bench_filters.cc;
 // this file registers them, in the order the report lists them.
 
 #include "bench/filter_bench.h"
@@ -121,6 +121,11 @@ void RegisterAll() {
     for (int64_t n : sizes) {
       for (int64_t b : {8, 32, 128, 1024}) flb_batch->Args({n, b});
     }
+  }
+  // What no batch can beat: one random line per key, nothing else.
+  auto* lines = benchmark::RegisterBenchmark("BM_RandomLines", BM_RandomLines);
+  for (int64_t n : sizes) {
+    for (int64_t b : {32, 128}) lines->Args({n, b});
   }
   auto* present_batch =
       benchmark::RegisterBenchmark("BM_QueryPresentBatch_Lsmbloom", BM_QueryPresentBatch_Lsmbloom);

@@ -102,6 +102,12 @@ void BM_QueryAbsentBatch_Flb(benchmark::State& state, bool avx2);
 void BM_QueryAbsentBatch_Lsmbloom(benchmark::State& state);
 void BM_QueryPresentBatch_Lsmbloom(benchmark::State& state);
 
+// ---- The memory limit: independent random 64-byte loads from a buffer the
+// size of the filter of n keys, in batches (filter_bench_lines.cc). Args:
+// n, batch. ----
+
+void BM_RandomLines(benchmark::State& state);
+
 // ---- Accuracy: FPR against bits/key, with the models as counters
 // (filter_bench_fpr.cc). Arg: bits/key in thousandths. ----
 

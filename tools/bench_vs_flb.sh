@@ -5,8 +5,8 @@
 # keys; medians of 5 interleaved repetitions. Writes raw JSON and a report
 # whose first table is the ratio to FLB. About 15 minutes; --quick caps n at
 # 10^6 and takes one repetition (about a minute); --batches runs only the
-# batched queries, at 10^6 and 10^7 keys (where batches start to wait on
-# memory), 5 repetitions (a few minutes).
+# batched queries and the random-line limit under them, at 10^6 and 10^7
+# keys (where batches start to wait on memory), 5 repetitions (a few minutes).
 set -euo pipefail
 
 usage() {
@@ -55,11 +55,13 @@ speed+='|Query(Absent|Present)Key_(Lsmbloom|LsmbloomInline|LsmbloomAvx2Site|Lsmb
 speed+='|QueryAbsentHash_(Lsmbloom|LsmbloomInline|LsmbloomAvx2Site|LsmbloomAvx512Site|Flb|FlbPortable)/[0-9]+'
 speed+='|QueryAbsentBatch_(Lsmbloom|Flb)/[0-9]+/(8|32|128)'
 speed+='|QueryAbsentBatch_FlbPortable/1000000/32'
+speed+='|RandomLines/[0-9]+/(32|128)'
 speed+='|[A-Za-z]+_Lsmbloom(Inline)?/simd:(scalar|emu128)/[0-9]+(/32)?)$'
 accuracy='^BM_Fpr_(Lsmbloom|Flb)/(6|8|10|12|16|20)000/'
 flags=(--benchmark_out_format=json)
 if ((batches)); then
-  speed='^BM_QueryAbsentBatch_(Lsmbloom|Flb)/(1000000|10000000)/(8|32|128)$'
+  speed='^BM_(QueryAbsentBatch_(Lsmbloom|Flb)/(1000000|10000000)/(8|32|128)'
+  speed+='|RandomLines/(1000000|10000000)/(32|128))$'
   export LSMBLOOM_BENCH_MAX_KEYS=10000000
 fi
 if ((quick)); then

@@ -8,6 +8,8 @@ BM_QueryAbsentBatch_Lsmbloom/1000000/32. DIR/REPORT.md contains:
   * a header: the machine (host, CPUs, MHz, caches) from each file's context,
     the Google Benchmark library's build type, custom context keys such as
     lsmbloom_simd, the dates of the runs and the command that made them;
+  * batched probes at the largest n as a ratio to BM_RandomLines (random
+    64-byte loads, the memory limit) of the same n and batch;
   * one table per measure: rows are the arguments (n, batch; bits/key for
     Fpr), columns the implementations, cells ns/key = 1e9 / items_per_second
     (3 significant digits) and, where bytes_per_second is reported (table
@@ -39,14 +41,16 @@ import sys
 from report_runs import BASELINE, LOOKUP, PLOT_NAMES, dedupe, load
 from report_format import cache_marks, md_table
 from report_sections import (
-    flb_section, header_section, lookup_section, measure_section, simd_section)
+    flb_section, header_section, limit_section, lookup_section, measure_section,
+    simd_section)
 from report_plots import plot_fpr, plot_lookups, plot_simd, plot_vs_n, pyplot
 
 
 # ---- Main -------------------------------------------------------------------
 
 def family(measure):
-    """Measures drawn in one plot against n: Query* (filters), TableGet*
+    """Measures drawn in one plot against n: Query* (filters, with the
+    RandomLines limit), TableGet*
     (table lookups), else itself. The LSM lookups (lookup_bench, one n) and
     Fpr have plots of their own: None."""
     if measure == "Fpr" or LOOKUP.fullmatch(measure):
@@ -55,8 +59,8 @@ def family(measure):
         # lookup_bench's budget and storage runs, filter_memory_bench's
         # (bench/report/memory_table.py): one n, a table.
         return None
-    if measure.startswith("Query"):
-        return "Query"
+    if measure.startswith("Query") or measure == "RandomLines":
+        return "Query"  # the random-line limit drawn under the probes
     return "Get" if "Get" in measure else measure
 
 
@@ -83,6 +87,7 @@ def main(argv):
 
     md = header_section(contexts, opts.command)
     md += flb_section(plain, per_target)
+    md += limit_section(plain)
     measures = list(dict.fromkeys(r.measure for r in plain))
     if measures:
         reps = sorted({r.reps for r in plain})

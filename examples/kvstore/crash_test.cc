@@ -76,20 +76,6 @@ SharedStage* NewSharedStage() {
   return new (memory) SharedStage(static_cast<int>(StoreStage::kIdle));
 }
 
-const char* StageName(StoreStage stage) {
-  switch (stage) {
-    case StoreStage::kIdle:
-      return "idle";
-    case StoreStage::kLogAppend:
-      return "log append";
-    case StoreStage::kFlush:
-      return "flush";
-    case StoreStage::kCompaction:
-      return "compaction";
-  }
-  return "?";
-}
-
 StoreOptions CrashOptions(WalSync::Mode mode) {
   StoreOptions options;
   options.wal_sync.mode = mode;
@@ -280,13 +266,15 @@ void RunKills(const std::string& dir, WalSync::Mode mode, int rounds, uint64_t s
   }
   std::fprintf(stderr, "%d kills, %zu acknowledged writes, %d torn log tails; kills landed in:",
                rounds, acked.size(), kills_mid_write);
-  for (const auto& [where, count] : landed) std::fprintf(stderr, " %s %d,", StageName(where), count);
+  for (const auto& [where, count] : landed) {
+    std::fprintf(stderr, " %s %d,", StoreStageName(where), count);
+  }
   std::fprintf(stderr, "\n");
   EXPECT_GT(acked.size(), static_cast<size_t>(rounds));
   if (rounds >= 4) {
     for (StoreStage where :
          {StoreStage::kLogAppend, StoreStage::kFlush, StoreStage::kCompaction}) {
-      EXPECT_GT(landed[where], 0) << "no kill landed in a " << StageName(where);
+      EXPECT_GT(landed[where], 0) << "no kill landed in a " << StoreStageName(where);
     }
   }
 }

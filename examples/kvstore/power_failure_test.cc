@@ -152,20 +152,6 @@ bool LogBecomesDurable(FaultInjectionEnv& env, const std::string& dir) {
   return false;
 }
 
-const char* StageName(StoreStage stage) {
-  switch (stage) {
-    case StoreStage::kIdle:
-      return "idle";
-    case StoreStage::kLogAppend:
-      return "log append";
-    case StoreStage::kFlush:
-      return "flush";
-    case StoreStage::kCompaction:
-      return "compaction";
-  }
-  return "?";
-}
-
 // Runs `rounds` power failures under `mode`; returns how many stopped the
 // store in each stage.
 std::map<StoreStage, int> RunPowerFailures(WalSync::Mode mode, int rounds, uint64_t seed) {
@@ -213,7 +199,7 @@ std::map<StoreStage, int> RunPowerFailures(WalSync::Mode mode, int rounds, uint6
       }
     }
     ++stops[stage];
-    const std::string stopped_at = absl::StrCat(StageName(stage), ", ", env.stopped_at());
+    const std::string stopped_at = absl::StrCat(StoreStageName(stage), ", ", env.stopped_at());
     const uint64_t log_syncs = env.SyncsOf(".log");
     store->reset();
     env.PowerFailure(rng, /*keep_some_unsynced=*/round % 2 == 1);
@@ -260,7 +246,7 @@ std::map<StoreStage, int> RunPowerFailures(WalSync::Mode mode, int rounds, uint6
                : mode == WalSync::Mode::kInterval ? "interval"
                                                   : "never",
                rounds);
-  for (const auto& [s, count] : stops) std::fprintf(stderr, " %s %d,", StageName(s), count);
+  for (const auto& [s, count] : stops) std::fprintf(stderr, " %s %d,", StoreStageName(s), count);
   std::fprintf(stderr, " %d writes a log sync covered, %zu acknowledged writes lost\n",
                synced_writes_checked, lost_acknowledged);
   return stops;
@@ -268,7 +254,7 @@ std::map<StoreStage, int> RunPowerFailures(WalSync::Mode mode, int rounds, uint6
 
 void ExpectEveryStageHit(const std::map<StoreStage, int>& stops) {
   for (StoreStage stage : {StoreStage::kLogAppend, StoreStage::kFlush, StoreStage::kCompaction}) {
-    EXPECT_GT(stops.count(stage) ? stops.at(stage) : 0, 0) << StageName(stage);
+    EXPECT_GT(stops.count(stage) ? stops.at(stage) : 0, 0) << StoreStageName(stage);
   }
 }
 

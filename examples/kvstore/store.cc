@@ -345,4 +345,18 @@ void Store::RemoveTables(const std::vector<TableFile>& files) const {
   }
 }
 
+const char* StoreStageName(StoreStage stage) {
+  switch (stage) {
+    case StoreStage::kIdle:
+      return "idle";
+    case StoreStage::kLogAppend:
+      return "log append";
+    case StoreStage::kFlush:
+      return "flush";
+    case StoreStage::kCompaction:
+      return "compaction";
+  }
+  return "?";
+}
+
 }  // namespace kvstore

@@ -56,6 +56,9 @@ enum class StoreStage {
   kCompaction,  // Merging tables into the next level and installing them.
 };
 
+// "idle", "log append", "flush" or "compaction".
+const char* StoreStageName(StoreStage stage);
+
 struct StoreOptions {
   // Create the directory (not its parents) and an empty store if missing.
   bool create_if_missing = true;
